@@ -1,0 +1,206 @@
+"""Command line: ``dpfuzz audit MODULE:ATTRIBUTE …`` and ``dpfuzz catalog``.
+
+A target is a catalogue entry (its claim and domain come with it), a mechanism factory (called
+with the claim's parameters it accepts, e.g. ``epsilon``), or a mechanism itself (a callable
+with a ``num_samples`` parameter). Exit status: 0 when the audit ran, 1 when it refuted the
+claim and ``--fail-on-violation`` was given, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import inspect
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
+from dpfuzz.datasets import Domain
+from dpfuzz.errors import ConfigError, DPFuzzError
+from dpfuzz.finders import FINDERS
+from dpfuzz.search import audit
+from dpfuzz.testers import TESTERS
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        return args.run(args, console)
+    except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError) as error:
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dpfuzz", description="Find differential-privacy bugs by running mechanisms.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("audit", help="audit one mechanism against its privacy claim")
+    run.add_argument("target", help="module:attribute of a catalogue entry, mechanism factory or mechanism")
+    claim = run.add_argument_group("claim (defaults: the catalogue entry's)")
+    claim.add_argument("--epsilon", type=float)
+    claim.add_argument("--delta", type=float, help="approximate DP: (epsilon, delta)")
+    claim.add_argument("--alpha", type=float, help="Rényi DP: (alpha, epsilon)")
+    claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="other factory parameter")
+    domain = run.add_argument_group("domain (defaults: the catalogue entry's, else dpfuzz.Domain's)")
+    domain.add_argument("--low", type=float)
+    domain.add_argument("--high", type=float)
+    domain.add_argument("--min-size", type=int)
+    domain.add_argument("--max-size", type=int)
+    domain.add_argument("--relation", choices=["add_remove", "substitute"])
+    domain.add_argument("--dim", type=int)
+    domain.add_argument("--dtype", choices=["float", "int"])
+    search = run.add_argument_group("search")
+    search.add_argument("--tester", default="auto", choices=["auto", *TESTERS])
+    search.add_argument("--finder", default="random", choices=list(FINDERS))
+    search.add_argument("--trials", type=int, default=10)
+    search.add_argument("--samples", type=int, default=100_000, help="per dataset per trial")
+    search.add_argument("--verify-samples", type=int, help="fresh samples per dataset to certify (default: --samples)")
+    search.add_argument("--beta", type=float, default=0.05, help="false-alarm probability of the whole audit")
+    search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
+    run.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
+    run.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
+    run.set_defaults(run=_audit_command)
+
+    catalog = commands.add_parser("catalog", help="list the catalogue of mechanisms")
+    catalog.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    catalog.set_defaults(run=_catalog_command)
+    return parser
+
+
+def _audit_command(args: argparse.Namespace, console: Console) -> int:
+    mechanism, claim, domain = resolve_target(args)
+    report = audit(
+        mechanism,
+        claim,
+        domain,
+        tester=args.tester,
+        finder=args.finder,
+        trials=args.trials,
+        samples=args.samples,
+        verify_samples=args.verify_samples,
+        beta=args.beta,
+        seed=args.seed,
+    )
+    style = "bold red" if report.violated else "bold green"
+    first, *rest = report.summary().splitlines()
+    console.print(f"[{style}]{first}[/]", highlight=False)
+    console.print("\n".join(rest), highlight=False, soft_wrap=True)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(report.to_json())
+        console.print(f"report written to {args.json}", highlight=False)
+    return 1 if report.violated and args.fail_on_violation else 0
+
+
+def resolve_target(args: argparse.Namespace) -> tuple[Any, Claim, Domain]:
+    """The mechanism, claim and domain that the command line describes."""
+    from mechanisms.entry import CatalogueEntry
+
+    target = load_attribute(args.target)
+    extra = dict(_parse_param(text) for text in args.param)
+    claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha") if getattr(args, name) is not None}
+    if isinstance(target, CatalogueEntry):
+        params = target.params(**{k: v for k, v in claimed.items() if k in target.defaults}, **extra)
+        ignored = sorted(set(claimed) - set(target.defaults))
+        if ignored:
+            raise ConfigError(f"{target.name} claims {target.claim(**params).describe()}; it takes no {ignored}.")
+        return target(**params), target.claim(**params), _override_domain(target.domain(**params), args)
+    if not callable(target):
+        raise ConfigError(f"{args.target} is a {type(target).__name__}, not a catalogue entry, factory or mechanism.")
+    claim = _claim_from_flags(claimed, args.target)
+    if _is_mechanism(target):
+        mechanism = target
+    else:
+        accepted = inspect.signature(target).parameters
+        mechanism = target(**{k: v for k, v in {**claimed, **extra}.items() if k in accepted})
+    return mechanism, claim, _override_domain(Domain(), args)
+
+
+def load_attribute(spec: str) -> Any:
+    """Import ``package.module:attribute.path``."""
+    module_name, separator, attribute = spec.partition(":")
+    if not separator or not module_name or not attribute:
+        raise ConfigError(f"target {spec!r} must look like 'package.module:attribute'.")
+    sys.path.insert(0, str(Path.cwd()))  # users' own modules in the working directory
+    try:
+        value: Any = importlib.import_module(module_name)
+    finally:
+        sys.path.pop(0)
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise ConfigError(f"module {module_name!r} has no attribute {attribute!r}.")
+        value = getattr(value, part)
+    return value
+
+
+def _is_mechanism(target: Any) -> bool:
+    try:
+        return "num_samples" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _claim_from_flags(claimed: dict, target: str) -> Claim:
+    if "epsilon" not in claimed:
+        raise ConfigError(f"{target} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha).")
+    if "alpha" in claimed and "delta" in claimed:
+        raise ConfigError("give either --delta (approximate DP) or --alpha (Rényi DP), not both.")
+    if "alpha" in claimed:
+        return RenyiDP(claimed["alpha"], claimed["epsilon"])
+    if "delta" in claimed:
+        return ApproxDP(claimed["epsilon"], claimed["delta"])
+    return PureDP(claimed["epsilon"])
+
+
+def _override_domain(domain: Domain, args: argparse.Namespace) -> Domain:
+    fields = ("low", "high", "min_size", "max_size", "relation", "dim", "dtype")
+    changes = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+    return dataclasses.replace(domain, **changes) if changes else domain
+
+
+def _parse_param(text: str) -> tuple[str, Any]:
+    name, separator, value = text.partition("=")
+    if not separator or not name:
+        raise ConfigError(f"--param {text!r} must look like NAME=VALUE.")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
+
+
+def _catalog_command(args: argparse.Namespace, console: Console) -> int:
+    from mechanisms import catalogue
+
+    entries = catalogue()
+    if args.json:
+        console.print_json(json.dumps([entry.to_dict() for entry in entries]))
+        return 0
+    table = Table(title="dpfuzz catalogue")
+    for column in ("name", "family", "claim", "truth", "true ε", "witness"):
+        table.add_column(column)
+    for entry in entries:
+        truth = entry.truth()
+        true_epsilon = "" if truth.true_epsilon is None else f"{truth.true_epsilon:g}"
+        table.add_row(
+            entry.name,
+            entry.family,
+            entry.claim().describe(),
+            "satisfies" if truth.satisfies else "[red]violates[/]",
+            true_epsilon,
+            "yes" if entry.witness() is not None else "",
+        )
+    console.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""Hockey-stick tester: a fitted event, certified with Clopper–Pearson on held-out samples.
+
+For an event S fitted on training samples, with p = P(S), q = Q(S) and exact one-sided
+Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (shared/methods/bounds.md,
+"one event"; DP-Auditorium §4.2 with exact binomial bounds in place of Hoeffding):
+
+* H_{e^ε}(P ‖ Q) ≥ p_lo − e^ε q_hi, which refutes (ε, δ)-DP when it exceeds δ;
+* ε ≥ ln((p_lo − δ) / q_hi) is certified at δ (pure DP: δ = 0);
+* R_α(P ‖ Q) ≥ R_α(Bern(p_lo) ‖ Bern(q_hi)) by data processing, which refutes (α, ε)-RDP
+  when it exceeds ε (see `bounds.binary_renyi`).
+
+Both bounds hold together with probability ≥ 1 − β. The event is chosen on the training half:
+for 1-D outputs, exactly over all thresholds, intervals and interval complements
+(`events.fit_interval_event`); for vector outputs, as an interval of a scikit-learn
+classifier's score. No probability floor: rare events are certified whenever the held-out
+counts support them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from typing import Literal
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
+from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
+from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
+from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, fit_interval_event
+
+# Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
+# likelihood ratios than the claim's boundary can be easier to certify.
+_GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
+
+
+class HockeyStickTester:
+    """Refute pure, approximate or Rényi DP with one held-out event.
+
+    Parameters
+    ----------
+    classifier : scikit-learn classifier for vector outputs (cloned before fitting).
+        Default: standardised logistic regression.
+    objective : how training events are ranked for (ε, δ) claims. ``"divergence"`` (default)
+        maximises the Wilson-corrected H_{e^ε} lower bound, the statistic the verdict uses;
+        ``"epsilon"`` maximises the Wilson-corrected ε lower bound instead.
+    """
+
+    name = "hockey_stick"
+
+    def __init__(self, classifier: object | None = None, objective: Literal["divergence", "epsilon"] = "divergence"):
+        self.classifier = classifier
+        self.objective = objective
+
+    # -- contract ------------------------------------------------------------------------
+    def check_claim(self, claim: Claim) -> None:
+        if not isinstance(claim, (ApproxDP, RenyiDP)):
+            raise UnsupportedClaimError(
+                f"{self.name} refutes PureDP, ApproxDP and RenyiDP claims, got {claim!r}."
+            )
+        if self.objective not in ("divergence", "epsilon"):
+            raise ValueError(f"objective must be 'divergence' or 'epsilon', got {self.objective!r}.")
+
+    def test(
+        self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
+    ) -> TestResult:
+        """Fit the event on the first half of each sample set, certify it on the second."""
+        start = time.perf_counter()
+        train0, test0 = split_halves(samples0)
+        train1, test1 = split_halves(samples1)
+        event = self.fit(train0, train1, claim, beta, rng)
+        result = self.evaluate(event, test0, test1, claim, beta)
+        return replace(result, seconds=time.perf_counter() - start)
+
+    def fit(
+        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
+    ) -> IntervalEvent | ScoreEvent:
+        """Choose the event S (where P is large relative to Q) on training samples."""
+        self.check_claim(claim)
+        beta = check_beta(beta)
+        x0, x1 = _matrices(train0, train1)
+        # Wilson bounds at a Bonferroni level over all candidate cuts, so that the winner of
+        # ~n candidates is not merely the luckiest one (winner's curse on small counts).
+        objective = self._selection_objective(claim, beta / (2 * (len(x0) + len(x1))))
+        gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
+        if x0.shape[1] == 1:
+            return fit_interval_event(x0[:, 0], x1[:, 0], objective, gammas)
+        model = clone(self.classifier) if self.classifier is not None else _default_classifier()
+        if "random_state" in model.get_params():
+            model.set_params(random_state=int(rng.integers(2**31 - 1)))
+        features = np.concatenate([x0, x1])
+        labels = np.concatenate([np.ones(len(x0), dtype=int), np.zeros(len(x1), dtype=int)])
+        model.fit(features, labels)
+        interval = fit_interval_event(classifier_score(model, x0), classifier_score(model, x1), objective, gammas)
+        return ScoreEvent(model, interval)
+
+    def evaluate(
+        self, event: IntervalEvent | ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+    ) -> TestResult:
+        """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
+        start = time.perf_counter()
+        self.check_claim(claim)
+        beta = check_beta(beta)
+        x0, x1 = _matrices(test0, test1)
+        n_p, n_q = len(x0), len(x1)
+        k_p, k_q = int(_contains(event, x0).sum()), int(_contains(event, x1).sum())
+        p_lo = float(clopper_pearson_lower(k_p, n_p, beta / 2))
+        q_hi = float(clopper_pearson_upper(k_q, n_q, beta / 2))
+        p_hat, q_hat = k_p / n_p, k_q / n_q
+        if isinstance(claim, RenyiDP):
+            divergence = f"renyi(alpha={claim.alpha:g})"
+            bound = float(binary_renyi(p_lo, q_hi, claim.alpha))
+            estimate = float(binary_renyi(p_hat, q_hat, claim.alpha))
+            threshold = claim.epsilon
+            epsilon_lower_bound = bound if bound > 0 else None
+        else:
+            gamma = math.exp(claim.epsilon)
+            divergence = f"hockey_stick(gamma={gamma:.6g})"
+            bound = p_lo - gamma * q_hi
+            estimate = p_hat - gamma * q_hat
+            threshold = claim.delta
+            epsilon_lower_bound = _epsilon_lower_bound(p_lo, q_hi, claim.delta)
+        return TestResult(
+            tester=self.name,
+            claim=claim,
+            divergence=divergence,
+            bound=bound,
+            threshold=threshold,
+            violated=bool(bound > threshold),
+            epsilon_lower_bound=epsilon_lower_bound,
+            estimate=estimate,
+            beta=beta,
+            event=event.describe(),
+            num_samples=(n_p, n_q),
+            details={"count_p": k_p, "count_q": k_q, "p_lower": p_lo, "q_upper": q_hi},
+            seconds=time.perf_counter() - start,
+        )
+
+    # -- internals -------------------------------------------------------------------------
+    def _selection_objective(self, claim: Claim, alpha: float):
+        """Training score of each candidate event: the bound it would certify (Wilson at alpha)."""
+
+        def objective(k_p, k_q, n_p, n_q):
+            p_lo = wilson_lower(k_p, n_p, alpha)
+            q_hi = wilson_upper(k_q, n_q, alpha)
+            if isinstance(claim, RenyiDP):
+                return binary_renyi(p_lo, q_hi, claim.alpha)
+            if self.objective == "epsilon":
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = (p_lo - claim.delta) / q_hi
+                return np.where(ratio > 0, np.log(np.maximum(ratio, 1e-300)), -np.inf)
+            return p_lo - math.exp(claim.epsilon) * q_hi
+
+        return objective
+
+
+def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None:
+    """ε_lb = ln((p_lo − δ) / q_hi), or None when it is not positive."""
+    if p_lo <= delta or q_hi <= 0:
+        return None
+    value = math.log((p_lo - delta) / q_hi)
+    return value if value > 0 else None
+
+
+def _matrices(samples0: np.ndarray, samples1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x0, x1 = as_feature_matrix(samples0, "samples0"), as_feature_matrix(samples1, "samples1")
+    if x0.shape[1] != x1.shape[1]:
+        raise UnsupportedOutputError(
+            f"samples0 has outputs of size {x0.shape[1]} but samples1 of size {x1.shape[1]}; "
+            "both sides must come from the same mechanism."
+        )
+    return x0, x1
+
+
+def _contains(event: IntervalEvent | ScoreEvent, x: np.ndarray) -> np.ndarray:
+    return event.contains(x[:, 0]) if isinstance(event, IntervalEvent) else event.contains(x)
+
+
+def _default_classifier() -> object:
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=200))

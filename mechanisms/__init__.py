@@ -1,0 +1,37 @@
+"""The catalogue of correct and buggy mechanisms, each with its claim and ground truth.
+
+>>> from mechanisms import catalogue
+>>> [entry.name for entry in catalogue(satisfies=False)]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from mechanisms import histograms, laplace, means
+from mechanisms.entry import CatalogueEntry, Truth
+
+_MODULES = (means, laplace, histograms)
+
+
+def catalogue(
+    satisfies: bool | None = None, claim_type: type | None = None, family: str | None = None
+) -> list[CatalogueEntry]:
+    """Entries in a fixed order, filtered by truth at default parameters, claim type and family."""
+    entries = [entry for module in _MODULES for entry in module.ENTRIES]
+    if satisfies is not None:
+        entries = [entry for entry in entries if entry.truth().satisfies == satisfies]
+    if claim_type is not None:
+        entries = [entry for entry in entries if entry.claim_type is claim_type]
+    if family is not None:
+        entries = [entry for entry in entries if entry.family == family]
+    return entries
+
+
+def entry(name: str) -> CatalogueEntry:
+    """The entry called `name`."""
+    for candidate in catalogue():
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no catalogue entry {name!r}; known: {[e.name for e in catalogue()]}.")
+
+
+__all__ = ["CatalogueEntry", "Truth", "catalogue", "entry"]

@@ -1,0 +1,106 @@
+"""A catalogue entry: a mechanism factory with its claim, domain, ground truth and witness."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
+from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.mechanism import Mechanism
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Whether the mechanism satisfies its claim, and its true privacy parameter where known.
+
+    ``true_epsilon`` is the smallest ε the mechanism satisfies (``math.inf`` for no finite ε,
+    None when unknown in closed form).
+    """
+
+    satisfies: bool
+    true_epsilon: float | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        true_epsilon = self.true_epsilon
+        if true_epsilon is not None and math.isinf(true_epsilon):
+            true_epsilon = "inf"
+        return {"satisfies": self.satisfies, "true_epsilon": true_epsilon, "note": self.note}
+
+
+# A field given either as a value or as a function of the entry's parameters.
+Parametric = Any
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One mechanism of the regression suite.
+
+    Call the entry with its parameters (claimed privacy parameters and knobs) to get the
+    vectorised mechanism: ``NonDPLaplaceMean1(epsilon=0.5)``. `claim`, `domain`, `truth` and
+    `witness` take the same parameters; missing ones come from `defaults`.
+    """
+
+    name: str
+    family: str
+    build: Callable[..., Mechanism]
+    claim_type: type
+    defaults: dict
+    domain_spec: Parametric
+    truth_spec: Parametric
+    witness_spec: Parametric = None
+    description: str = ""
+    tags: tuple = field(default_factory=tuple)
+
+    def params(self, **overrides: Any) -> dict:
+        unknown = set(overrides) - set(self.defaults)
+        if unknown:
+            raise TypeError(
+                f"{self.name} takes parameters {sorted(self.defaults)}, got unknown {sorted(unknown)}."
+            )
+        return {**self.defaults, **overrides}
+
+    def __call__(self, **params: Any) -> Mechanism:
+        params = self.params(**params)
+        mechanism = self.build(**params)
+        mechanism.name = self.name
+        return mechanism
+
+    def claim(self, **params: Any) -> Claim:
+        params = self.params(**params)
+        if self.claim_type is PureDP:
+            return PureDP(params["epsilon"])
+        if self.claim_type is ApproxDP:
+            return ApproxDP(params["epsilon"], params["delta"])
+        if self.claim_type is RenyiDP:
+            return RenyiDP(params["alpha"], params["epsilon"])
+        raise TypeError(f"{self.name} has an unknown claim type {self.claim_type!r}.")
+
+    def domain(self, **params: Any) -> Domain:
+        return self._resolve(self.domain_spec, params)
+
+    def truth(self, **params: Any) -> Truth:
+        return self._resolve(self.truth_spec, params)
+
+    def witness(self, **params: Any) -> DatasetPair | None:
+        """A neighbouring pair (d0, d1) on which the violation (or tightness) shows, if known."""
+        return self._resolve(self.witness_spec, params)
+
+    def _resolve(self, spec: Parametric, params: dict) -> Any:
+        return spec(**self.params(**params)) if callable(spec) else spec
+
+    def to_dict(self, **params: Any) -> dict:
+        params = self.params(**params)
+        witness = self.witness(**params)
+        return {
+            "name": self.name,
+            "family": self.family,
+            "params": params,
+            "claim": self.claim(**params).to_dict(),
+            "domain": self.domain(**params).to_dict(),
+            "truth": self.truth(**params).to_dict(),
+            "witness": None if witness is None else witness.to_dict(),
+            "description": self.description,
+        }
