@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError) as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         return 2
 
 
@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--finder", default="random", choices=list(FINDERS))
     search.add_argument("--trials", type=int, default=10)
     search.add_argument("--samples", type=int, default=100_000, help="per dataset per trial")
-    search.add_argument("--verify-samples", type=int, help="fresh samples per dataset to certify (default: --samples)")
+    search.add_argument("--verify-samples", type=int, help="fresh samples per dataset to certify (default: 5 x --samples)")
     search.add_argument("--beta", type=float, default=0.05, help="false-alarm probability of the whole audit")
     search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
     run.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
@@ -113,7 +113,8 @@ def resolve_target(args: argparse.Namespace) -> tuple[Any, Claim, Domain]:
         ignored = sorted(set(claimed) - set(target.defaults))
         if ignored:
             raise ConfigError(f"{target.name} claims {target.claim(**params).describe()}; it takes no {ignored}.")
-        return target(**params), target.claim(**params), _override_domain(target.domain(**params), args)
+        claim = target.claim(**params)
+        return target(**params), claim, _override_domain(target.domain(**params), args)
     if not callable(target):
         raise ConfigError(f"{args.target} is a {type(target).__name__}, not a catalogue entry, factory or mechanism.")
     claim = _claim_from_flags(claimed, args.target)

@@ -2,8 +2,8 @@
 
 The lattice has ``points`` values per record coordinate (the same fraction of [low, high] in
 every coordinate) and ``points`` dataset sizes; its corners are the classic patterns and come
-first. When the lattice is exhausted it is refined (2·points − 1) and the new points follow,
-so the order is deterministic and every pair is proposed once.
+first. When the lattice is exhausted it is refined (2·points − 1) and the new pairs follow,
+so the order is deterministic and no pair is proposed twice.
 """
 
 from __future__ import annotations
@@ -26,38 +26,45 @@ class GridFinder:
         if self.points < 2:
             raise ValueError(f"GridFinder needs points >= 2, got {self.points!r}.")
         self._domain = domain
-        self._seen: set = set()
         self._points = self.points
-        self._pending = self._lattice(self._points)
-
-    def _lattice(self, points: int) -> list[tuple[int, float, float]]:
-        domain = self._domain
-        smallest, largest = pattern_sizes(domain)[0], pattern_sizes(domain)[-1]
-        sizes = np.unique(np.round(np.linspace(smallest, largest, points)).astype(int))
-        fractions = np.linspace(0.0, 1.0, points)
-        cells = [
-            (int(size), float(base), float(other))
-            for size, base, other in itertools.product(sizes, fractions, fractions)
-            if base != other or domain.relation == "add_remove"
-        ]
-        corner = lambda cell: not ({cell[0]} <= {smallest, largest} and {cell[1], cell[2]} <= {0.0, 1.0})  # noqa: E731
-        cells.sort(key=corner)  # stable: corners first, then lattice order
-        return [cell for cell in cells if cell not in self._seen]
+        self._seen: set[bytes] = set()
+        self._pending: list[DatasetPair] = []
 
     def ask(self) -> DatasetPair:
         while not self._pending:
+            self._pending = [pair for pair in self._lattice(self._points) if _key(pair) not in self._seen]
             self._points = 2 * self._points - 1
-            self._pending = self._lattice(self._points)
-        cell = self._pending.pop(0)
-        self._seen.add(cell)
-        size, base, other = cell
-        domain = self._domain
-        span = domain.upper - domain.lower
-        to_record = lambda fraction: domain.lower + fraction * span  # noqa: E731
-        base_record, other_record = to_record(base), to_record(other)
-        if domain.dtype == "int":
-            base_record, other_record = np.round(base_record), np.round(other_record)
-        return constant_pair(domain, size, base_record, other_record)
+        pair = self._pending.pop(0)
+        self._seen.add(_key(pair))
+        return pair
 
     def tell(self, pair: DatasetPair, score: float) -> None:
         """Grid search does not learn."""
+
+    def _lattice(self, points: int) -> list[DatasetPair]:
+        domain = self._domain
+        extreme_sizes = pattern_sizes(domain)
+        sizes = np.unique(np.round(np.linspace(extreme_sizes[0], extreme_sizes[-1], points)).astype(int))
+        fractions = np.linspace(0.0, 1.0, points)
+
+        def is_corner(cell: tuple) -> bool:
+            size, base, other = cell
+            return size in extreme_sizes and base in (0.0, 1.0) and other in (0.0, 1.0)
+
+        cells = sorted(itertools.product(sizes, fractions, fractions), key=lambda cell: not is_corner(cell))
+        pairs, keys = [], set()
+        for size, base, other in cells:
+            pair = constant_pair(domain, int(size), self._record(base), self._record(other))
+            if _key(pair) not in keys and not np.array_equal(pair.d0, pair.d1):
+                keys.add(_key(pair))
+                pairs.append(pair)
+        return pairs
+
+    def _record(self, fraction: float) -> np.ndarray:
+        domain = self._domain
+        record = domain.lower + fraction * (domain.upper - domain.lower)
+        return np.round(record) if domain.dtype == "int" else record
+
+
+def _key(pair: DatasetPair) -> bytes:
+    return pair.d0.tobytes() + b"|" + pair.d1.tobytes()

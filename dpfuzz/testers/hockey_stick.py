@@ -74,20 +74,28 @@ class HockeyStickTester:
         start = time.perf_counter()
         train0, test0 = split_halves(samples0)
         train1, test1 = split_halves(samples1)
-        event = self.fit(train0, train1, claim, beta, rng)
+        event = self.fit(train0, train1, claim, beta, rng, eval_size=len(test0))
         result = self.evaluate(event, test0, test1, claim, beta)
         return replace(result, seconds=time.perf_counter() - start)
 
     def fit(
-        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
     ) -> IntervalEvent | ScoreEvent:
-        """Choose the event S (where P is large relative to Q) on training samples."""
+        """Choose the event S (where P is large relative to Q) on training samples.
+
+        Candidates are ranked by the bound they would certify on `eval_size` held-out samples
+        per side (default: as many as the training samples), predicted with Wilson bounds.
+        """
         self.check_claim(claim)
         beta = check_beta(beta)
         x0, x1 = _matrices(train0, train1)
-        # Wilson bounds at a Bonferroni level over all candidate cuts, so that the winner of
-        # ~n candidates is not merely the luckiest one (winner's curse on small counts).
-        objective = self._selection_objective(claim, beta / (2 * (len(x0) + len(x1))))
+        objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
         gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
         if x0.shape[1] == 1:
             return fit_interval_event(x0[:, 0], x1[:, 0], objective, gammas)
@@ -143,10 +151,17 @@ class HockeyStickTester:
         )
 
     # -- internals -------------------------------------------------------------------------
-    def _selection_objective(self, claim: Claim, alpha: float):
-        """Training score of each candidate event: the bound it would certify (Wilson at alpha)."""
+    def _selection_objective(self, claim: Claim, beta: float, candidates: int, eval_size: int | None):
+        """Training score of each candidate event: the bound it would certify (Wilson)."""
+        alpha = beta / 2
+        if self.objective == "epsilon" and not isinstance(claim, RenyiDP):
+            # A ratio rewards tiny events, and the luckiest of ~n tiny candidates wins on
+            # training data alone; Bonferroni-level bounds over the candidates prevent that.
+            alpha /= candidates
 
         def objective(k_p, k_q, n_p, n_q):
+            if eval_size is not None:  # same proportions, held-out sample size
+                k_p, k_q, n_p, n_q = k_p * (eval_size / n_p), k_q * (eval_size / n_q), eval_size, eval_size
             p_lo = wilson_lower(k_p, n_p, alpha)
             q_hi = wilson_upper(k_q, n_q, alpha)
             if isinstance(claim, RenyiDP):
