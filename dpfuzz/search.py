@@ -62,7 +62,7 @@ def audit(
     verify_samples = VERIFY_FACTOR * samples if verify_samples is None else verify_samples
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**63)
-    tester = make_tester(tester, claim)
+    tester_spec, tester = tester, make_tester(tester, claim)  # bad names and claims fail here
     finder = make_finder(finder)
     finder_seed, trial_seed, verify_seed = np.random.SeedSequence(seed).spawn(3)
     finder.start(domain, np.random.default_rng(finder_seed))
@@ -77,6 +77,8 @@ def audit(
         domain.validate_pair(pair)
         began = time.perf_counter()
         samples0 = draw_samples(mechanism, pair.d0, samples, rng, output_shape)
+        if output_shape is None and isinstance(tester_spec, str) and tester_spec == "auto":
+            tester = make_tester("auto", claim, samples0)  # "auto" also looks at the outputs
         output_shape = samples0.shape[1:]
         samples1 = draw_samples(mechanism, pair.d1, samples, rng, output_shape)
         sampled = time.perf_counter()

@@ -68,3 +68,18 @@ def binary_renyi(p, q, alpha: float):
         )
     value = special.logsumexp(terms, axis=0) / (alpha - 1)
     return np.where(valid, np.maximum(value, 0.0), 0.0)
+
+
+def empirical_bernstein_lower(values: np.ndarray, value_range: float, alpha: float) -> float:
+    """Lower confidence bound on E X from i.i.d. values in an interval of length `value_range`.
+
+    E X ≥ X̄ − √(2 V̂ ln(2/α) / m) − 7 R ln(2/α) / (3(m − 1)), with V̂ the unbiased sample variance
+    (Maurer & Pontil 2009, Thm 4, rescaled from [0, 1] to range R); holds with probability ≥ 1 − alpha.
+    """
+    values = np.asarray(values, dtype=float)
+    m = len(values)
+    if m < 2:
+        return -np.inf
+    log_term = np.log(2.0 / alpha)
+    variance = values.var(ddof=1)
+    return float(values.mean() - np.sqrt(2 * variance * log_term / m) - 7 * value_range * log_term / (3 * (m - 1)))
