@@ -1,8 +1,9 @@
-"""The tester contract and its result type."""
+"""The tester contract, its result type, and the fit-then-evaluate split every tester shares."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -79,7 +80,10 @@ class Tester(Protocol):
 
     def check_claim(self, claim: Claim) -> None: ...
 
-    def fit(self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator): ...
+    def fit(
+        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        eval_size: int | None = None,
+    ): ...
 
     def evaluate(self, event, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult: ...
 
@@ -88,12 +92,37 @@ class Tester(Protocol):
     ) -> TestResult: ...
 
 
+class HeldOutTester:
+    """`test` for testers with `fit` and `evaluate`: fit on the first half, evaluate on the second."""
+
+    def test(
+        self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
+    ) -> TestResult:
+        start = time.perf_counter()
+        train0, test0 = split_halves(samples0)
+        train1, test1 = split_halves(samples1)
+        fitted = self.fit(train0, train1, claim, beta, rng, eval_size=len(test0))
+        result = self.evaluate(fitted, test0, test1, claim, beta)
+        return replace(result, seconds=time.perf_counter() - start)
+
+
 def as_feature_matrix(samples: np.ndarray, name: str) -> np.ndarray:
     """Samples as a float matrix (n, k): scalar outputs give k = 1, larger outputs are flattened."""
     samples = np.asarray(samples)
     if samples.ndim == 0 or len(samples) == 0:
         raise UnsupportedOutputError(f"{name} must be a non-empty array of samples, got shape {samples.shape}.")
     return samples.reshape(len(samples), -1).astype(float, copy=False)
+
+
+def paired_matrices(samples0: np.ndarray, samples1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both sample sets as feature matrices of the same width."""
+    x0, x1 = as_feature_matrix(samples0, "samples0"), as_feature_matrix(samples1, "samples1")
+    if x0.shape[1] != x1.shape[1]:
+        raise UnsupportedOutputError(
+            f"samples0 has outputs of size {x0.shape[1]} but samples1 of size {x1.shape[1]}; "
+            "both sides must come from the same mechanism."
+        )
+    return x0, x1
 
 
 def split_halves(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

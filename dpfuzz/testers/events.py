@@ -96,7 +96,6 @@ def fit_interval_event(
     )
     below_p = np.concatenate([[0], cum_p[last_before_cut], [n_p]])
     below_q = np.concatenate([[0], cum_q[last_before_cut], [n_q]])
-    last = len(cuts) - 1
 
     # Candidates: every lower tail (cut 0, cut j) and upper tail (cut j, last cut), then the
     # best interval and interval complement for each γ, as (low cut, high cut, complement).

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.claims import Claim, RenyiDP
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import ScoreEvent, fit_interval_event

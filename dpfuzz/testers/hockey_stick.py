@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -30,8 +29,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from dpfuzz.claims import ApproxDP, Claim, RenyiDP
-from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
-from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
+from dpfuzz.errors import UnsupportedClaimError
+from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, fit_interval_event
 
@@ -40,7 +39,7 @@ from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, f
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
 
 
-class HockeyStickTester:
+class HockeyStickTester(HeldOutTester):
     """Refute pure, approximate or Rényi DP with one held-out event.
 
     Parameters
@@ -67,17 +66,6 @@ class HockeyStickTester:
         if self.objective not in ("divergence", "epsilon"):
             raise ValueError(f"objective must be 'divergence' or 'epsilon', got {self.objective!r}.")
 
-    def test(
-        self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
-    ) -> TestResult:
-        """Fit the event on the first half of each sample set, certify it on the second."""
-        start = time.perf_counter()
-        train0, test0 = split_halves(samples0)
-        train1, test1 = split_halves(samples1)
-        event = self.fit(train0, train1, claim, beta, rng, eval_size=len(test0))
-        result = self.evaluate(event, test0, test1, claim, beta)
-        return replace(result, seconds=time.perf_counter() - start)
-
     def fit(
         self,
         train0: np.ndarray,
@@ -94,7 +82,7 @@ class HockeyStickTester:
         """
         self.check_claim(claim)
         beta = check_beta(beta)
-        x0, x1 = _matrices(train0, train1)
+        x0, x1 = paired_matrices(train0, train1)
         objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
         gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
         if x0.shape[1] == 1:
@@ -115,7 +103,7 @@ class HockeyStickTester:
         start = time.perf_counter()
         self.check_claim(claim)
         beta = check_beta(beta)
-        x0, x1 = _matrices(test0, test1)
+        x0, x1 = paired_matrices(test0, test1)
         n_p, n_q = len(x0), len(x1)
         k_p, k_q = int(_contains(event, x0).sum()), int(_contains(event, x1).sum())
         p_lo = float(clopper_pearson_lower(k_p, n_p, beta / 2))
@@ -181,16 +169,6 @@ def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None
         return None
     value = math.log((p_lo - delta) / q_hi)
     return value if value > 0 else None
-
-
-def _matrices(samples0: np.ndarray, samples1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    x0, x1 = as_feature_matrix(samples0, "samples0"), as_feature_matrix(samples1, "samples1")
-    if x0.shape[1] != x1.shape[1]:
-        raise UnsupportedOutputError(
-            f"samples0 has outputs of size {x0.shape[1]} but samples1 of size {x1.shape[1]}; "
-            "both sides must come from the same mechanism."
-        )
-    return x0, x1
 
 
 def _contains(event: IntervalEvent | ScoreEvent, x: np.ndarray) -> np.ndarray:

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim
 from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import TestResult, check_beta, split_halves
+from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.bounds import empirical_bernstein_lower
-from dpfuzz.testers.hockey_stick import _matrices
 
 # Pairwise distances for the median heuristic are computed on this many training samples.
 _MEDIAN_SUBSAMPLE = 1000
@@ -47,7 +46,7 @@ class Kernel:
         return f"{self.kind} kernel, bandwidth {self.bandwidth:.4g}"
 
 
-class MMDTester:
+class MMDTester(HeldOutTester):
     """Refute (ε, δ)-DP through a lower bound on the kernel MMD.
 
     Parameters
@@ -68,19 +67,12 @@ class MMDTester:
         if self.kernel not in ("gaussian", "laplacian"):
             raise ValueError(f"kernel must be 'gaussian' or 'laplacian', got {self.kernel!r}.")
 
-    def test(self, samples0, samples1, claim: Claim, beta: float, rng: np.random.Generator) -> TestResult:
-        start = time.perf_counter()
-        train0, test0 = split_halves(samples0)
-        train1, test1 = split_halves(samples1)
-        kernel = self.fit(train0, train1, claim, beta, rng)
-        return replace(self.evaluate(kernel, test0, test1, claim, beta), seconds=time.perf_counter() - start)
-
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> Kernel:
         """The kernel, with its bandwidth from the median heuristic on training samples."""
         self.check_claim(claim)
         if self.bandwidth is not None:
             return Kernel(self.kernel, float(self.bandwidth))
-        x0, x1 = _matrices(train0, train1)
+        x0, x1 = paired_matrices(train0, train1)
         pooled = np.concatenate([x0, x1])
         sample = pooled[rng.choice(len(pooled), size=min(_MEDIAN_SUBSAMPLE, len(pooled)), replace=False)]
         differences = sample[:, None, :] - sample[None, :, :]
@@ -95,7 +87,7 @@ class MMDTester:
         start = time.perf_counter()
         self.check_claim(claim)
         beta = check_beta(beta)
-        x, y = _matrices(test0, test1)
+        x, y = paired_matrices(test0, test1)
         m = min(len(x), len(y)) // 2
         x1, x2, y1, y2 = x[:m], x[m : 2 * m], y[:m], y[m : 2 * m]
         h = kernel(x1, x2) + kernel(y1, y2) - kernel(x1, y2) - kernel(x2, y1)

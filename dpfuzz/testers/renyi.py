@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import numpy as np
 from numpy.polynomial import chebyshev
@@ -42,9 +41,8 @@ from sklearn.preprocessing import StandardScaler
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import TestResult, check_beta, split_halves
+from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.events import classifier_score
-from dpfuzz.testers.hockey_stick import _matrices
 
 _BOUNDS_C = (0.25, 0.5, 1.0, 2.0)
 _FIT_SUBSAMPLE = 50_000  # training samples per side used to fit h
@@ -75,7 +73,7 @@ class DualFunction:
         return f"h = {self.bound_c:g}·tanh(Chebyshev degree {len(self.coefficients) - 1} of squashed {source})"
 
 
-class RenyiTester:
+class RenyiTester(HeldOutTester):
     """Refute Rényi DP (and pure DP through it) with the dual Rényi estimator.
 
     Parameters
@@ -110,19 +108,12 @@ class RenyiTester:
         alpha = self.order(claim)
         return min(claim.epsilon, alpha * claim.epsilon**2 / 2)
 
-    def test(self, samples0, samples1, claim: Claim, beta: float, rng: np.random.Generator) -> TestResult:
-        start = time.perf_counter()
-        train0, test0 = split_halves(samples0)
-        train1, test1 = split_halves(samples1)
-        function = self.fit(train0, train1, claim, beta, rng, eval_size=len(test0))
-        return replace(self.evaluate(function, test0, test1, claim, beta), seconds=time.perf_counter() - start)
-
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> DualFunction:
         """Fit h on training samples: statistic, squashing, then coefficients for each C."""
         self.check_claim(claim)
         beta = check_beta(beta)
         alpha = self.order(claim)
-        x0, x1 = _matrices(train0, train1)
+        x0, x1 = paired_matrices(train0, train1)
         x0 = x0[rng.permutation(len(x0))[:_FIT_SUBSAMPLE]]
         x1 = x1[rng.permutation(len(x1))[:_FIT_SUBSAMPLE]]
         model = None if x0.shape[1] == 1 else self._fit_model(x0, x1, rng)
@@ -149,7 +140,7 @@ class RenyiTester:
         self.check_claim(claim)
         beta = check_beta(beta)
         alpha = self.order(claim)
-        x0, x1 = _matrices(test0, test1)
+        x0, x1 = paired_matrices(test0, test1)
         h0, h1 = function(x0), function(x1)
         corrected = _corrected_bound(h0, h1, alpha, function.bound_c, beta, len(x0), len(x1))
         bound = max(corrected, 0.0)  # R_α ≥ 0 always
