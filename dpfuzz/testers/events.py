@@ -75,8 +75,9 @@ def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
 
 def fit_interval_event(
     x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float]
-) -> IntervalEvent:
-    """The best event among all tails, and the best intervals / complements for each γ.
+) -> tuple[IntervalEvent, float]:
+    """The best event among all tails, and the best intervals / complements for each γ, with its
+    objective value.
 
     Tails are ranked exhaustively by `objective`; intervals and interval complements are found
     exactly for the linear objective P̂(S) − γ Q̂(S) at each γ in `gammas`, then ranked by
@@ -115,8 +116,9 @@ def fit_interval_event(
     )
     family = int(np.argmax([np.max(score) for score in scores]))
     best = int(np.argmax(scores[family]))
+    value = float(scores[family][best])
     if family == 0:
-        return IntervalEvent(-np.inf, float(cuts[best]))
+        return IntervalEvent(-np.inf, float(cuts[best])), value
     if family == 1:
-        return IntervalEvent(float(cuts[best]), np.inf)
-    return IntervalEvent(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best]))
+        return IntervalEvent(float(cuts[best]), np.inf), value
+    return IntervalEvent(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value

@@ -119,7 +119,7 @@ class HistogramTester(HockeyStickTester):
         binning = self.fit_binning(train0, train1)
         objective = self._selection_objective(claim, beta, len(binning.scores), eval_size)
         gammas = [math.exp(claim.epsilon)]
-        interval = fit_interval_event(
+        interval, _ = fit_interval_event(
             binning.decision_function(train0), binning.decision_function(train1), objective, gammas
         )
         return ScoreEvent(binning, interval)

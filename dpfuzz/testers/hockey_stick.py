@@ -11,9 +11,9 @@ Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (shared/met
 
 Both bounds hold together with probability ≥ 1 − β. The event is chosen on the training half:
 for 1-D outputs, exactly over all thresholds, intervals and interval complements
-(`events.fit_interval_event`); for vector outputs, as an interval of a scikit-learn
-classifier's score. No probability floor: rare events are certified whenever the held-out
-counts support them.
+(`events.fit_interval_event`); for vector outputs, as an interval of a fitted score
+(`models.candidate_models`), the model and interval chosen on a split of the training half.
+No probability floor: rare events are certified whenever the held-out counts support them.
 """
 
 from __future__ import annotations
@@ -23,16 +23,13 @@ import time
 from typing import Literal
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from dpfuzz.claims import ApproxDP, Claim, RenyiDP
 from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
+from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, fit_interval_event
+from dpfuzz.testers.models import candidate_models
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
@@ -44,8 +41,11 @@ class HockeyStickTester(HeldOutTester):
 
     Parameters
     ----------
-    classifier : scikit-learn classifier for vector outputs (cloned before fitting).
-        Default: standardised logistic regression.
+    classifier : how vector outputs are scored: ``"auto"`` (default: per-pattern likelihood
+        ratios for discrete outputs and logistic regression on degree-2 features), one of
+        ``"patterns"``, ``"logistic"``, ``"boosting"`` (gradient-boosted trees), ``"mlp"``, any
+        scikit-learn classifier, or a list of these; with several, the best on held-out training
+        samples is used.
     objective : how training events are ranked for (ε, δ) claims. ``"divergence"`` (default)
         maximises the Wilson-corrected H_{e^ε} lower bound, the statistic the verdict uses;
         ``"epsilon"`` maximises the Wilson-corrected ε lower bound instead.
@@ -53,7 +53,7 @@ class HockeyStickTester(HeldOutTester):
 
     name = "hockey_stick"
 
-    def __init__(self, classifier: object | None = None, objective: Literal["divergence", "epsilon"] = "divergence"):
+    def __init__(self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence"):
         self.classifier = classifier
         self.objective = objective
 
@@ -86,15 +86,26 @@ class HockeyStickTester(HeldOutTester):
         objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
         gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
         if x0.shape[1] == 1:
-            return fit_interval_event(x0[:, 0], x1[:, 0], objective, gammas)
-        model = clone(self.classifier) if self.classifier is not None else _default_classifier()
-        if "random_state" in model.get_params():
-            model.set_params(random_state=int(rng.integers(2**31 - 1)))
-        features = np.concatenate([x0, x1])
-        labels = np.concatenate([np.ones(len(x0), dtype=int), np.zeros(len(x1), dtype=int)])
-        model.fit(features, labels)
-        interval = fit_interval_event(classifier_score(model, x0), classifier_score(model, x1), objective, gammas)
-        return ScoreEvent(model, interval)
+            return fit_interval_event(x0[:, 0], x1[:, 0], objective, gammas)[0]
+        return self._fit_scored_event(x0, x1, objective, gammas, rng)
+
+    def _fit_scored_event(self, x0, x1, objective, gammas, rng: np.random.Generator) -> ScoreEvent:
+        """Vector outputs: each candidate model is fitted on half of the training samples; the
+        model and its score interval are chosen on the other half, by the same objective."""
+        fit0, select0 = split_halves(x0)
+        fit1, select1 = split_halves(x1)
+        features = np.concatenate([fit0, fit1])
+        labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
+        seed = int(rng.integers(2**31 - 1))
+        best, best_value = None, -np.inf
+        for model in candidate_models(self.classifier, features, seed):
+            model.fit(features, labels)
+            interval, value = fit_interval_event(
+                classifier_score(model, select0), classifier_score(model, select1), objective, gammas
+            )
+            if best is None or value > best_value:
+                best, best_value = ScoreEvent(model, interval), value
+        return best
 
     def evaluate(
         self, event: IntervalEvent | ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
@@ -173,7 +184,3 @@ def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None
 
 def _contains(event: IntervalEvent | ScoreEvent, x: np.ndarray) -> np.ndarray:
     return event.contains(x[:, 0]) if isinstance(event, IntervalEvent) else event.contains(x)
-
-
-def _default_classifier() -> object:
-    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=200))
