@@ -4,9 +4,12 @@ A dataset is a numpy array with one row per record: shape ``(n,)`` for scalar re
 ``(n, dim)`` for vector records. Two datasets are neighbours under
 
 * ``"add_remove"`` — one is the other with one record added (sizes differ by one);
-* ``"substitute"`` — same size, exactly one record replaced.
+* ``"substitute"`` — same size, exactly one record replaced;
+* ``"linf"`` — the dataset is a vector of query answers (one scalar per query, order matters)
+  and every answer moves by at most ``sensitivity`` (StatDP / DP-Sniper's convention for SVT
+  and noisy max).
 
-Both are multiset relations: the order of records does not matter.
+The first two are multiset relations: the order of records does not matter.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-RELATIONS = ("add_remove", "substitute")
+RELATIONS = ("add_remove", "substitute", "linf")
 DTYPES = ("float", "int")
 
 
@@ -66,18 +69,21 @@ class Domain:
     ----------
     low, high : bounds of every record coordinate (scalars, or arrays of length ``dim``).
     min_size, max_size : allowed number of records in a dataset (inclusive).
-    relation : ``"add_remove"`` or ``"substitute"``.
+    relation : ``"add_remove"``, ``"substitute"`` or ``"linf"`` (query-answer vectors of
+        exactly ``min_size == max_size`` answers).
     dim : ``None`` for scalar records, else the length of each vector record.
     dtype : ``"float"`` or ``"int"`` (integer records take every value in [low, high]).
+    sensitivity : for ``"linf"``, how far each answer may move between neighbours.
     """
 
     low: float | tuple = 0.0
     high: float | tuple = 1.0
     min_size: int = 0
     max_size: int = 10
-    relation: Literal["add_remove", "substitute"] = "add_remove"
+    relation: Literal["add_remove", "substitute", "linf"] = "add_remove"
     dim: int | None = None
     dtype: Literal["float", "int"] = "float"
+    sensitivity: float = 1.0
     _low: np.ndarray = field(init=False, repr=False, compare=False)
     _high: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -101,6 +107,15 @@ class Domain:
             )
         if self.relation == "substitute" and self.max_size < 1:
             raise ValueError("substitute neighbours need at least one record: set max_size >= 1.")
+        if self.relation == "linf":
+            if self.dim is not None or self.min_size != self.max_size or self.min_size < 1:
+                raise ValueError(
+                    "relation='linf' holds one scalar answer per query: set dim=None and "
+                    f"min_size == max_size == the number of queries, got dim={self.dim!r}, "
+                    f"min_size={self.min_size}, max_size={self.max_size}."
+                )
+            if not self.sensitivity > 0:
+                raise ValueError(f"sensitivity must be > 0, got {self.sensitivity!r}.")
         shape = () if self.dim is None else (self.dim,)
         low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
         if not np.all(low <= high):
@@ -158,6 +173,15 @@ class Domain:
     def random_neighbour(self, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random neighbour of `dataset` under this domain's relation."""
         n = len(dataset)
+        if self.relation == "linf":
+            while True:
+                if self.dtype == "int":
+                    step = rng.integers(-int(self.sensitivity), int(self.sensitivity) + 1, size=n)
+                else:
+                    step = rng.uniform(-self.sensitivity, self.sensitivity, size=n)
+                neighbour = np.clip(dataset + step, self._low, self._high).astype(dataset.dtype)
+                if not np.array_equal(neighbour, dataset):
+                    return neighbour
         if self.relation == "substitute":
             if n == 0:
                 raise ValueError("the empty dataset has no substitute neighbour.")
@@ -197,6 +221,14 @@ class Domain:
         """Raise ValueError unless both datasets lie in the domain and are neighbours."""
         self.validate_dataset(pair.d0, "d0")
         self.validate_dataset(pair.d1, "d1")
+        if self.relation == "linf":
+            distance = float(np.max(np.abs(pair.d0 - pair.d1))) if len(pair.d0) else 0.0
+            if distance > self.sensitivity * (1 + 1e-12) or distance == 0:
+                raise ValueError(
+                    f"{pair!r} are not linf neighbours: the answers move by up to {distance:g}, "
+                    f"which must be in (0, {self.sensitivity:g}]."
+                )
+            return
         removed, added = _multiset_difference(pair.d0, pair.d1)
         if self.relation == "add_remove":
             ok = (removed, added) in ((1, 0), (0, 1))
@@ -220,6 +252,7 @@ class Domain:
             "relation": self.relation,
             "dim": self.dim,
             "dtype": self.dtype,
+            "sensitivity": self.sensitivity,
         }
 
 

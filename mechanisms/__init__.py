@@ -6,19 +6,47 @@
 
 from __future__ import annotations
 
-from mechanisms import histograms, laplace, means
+from mechanisms import (
+    counting,
+    floating_point,
+    gradient_descent,
+    histograms,
+    local,
+    means,
+    median,
+    noisy_max,
+    streams,
+    subsampling,
+    svt,
+)
 from mechanisms.entry import CatalogueEntry, Truth
 
-_MODULES = (means, laplace, histograms)
+_MODULES = (
+    means,
+    counting,
+    histograms,
+    noisy_max,
+    svt,
+    local,
+    streams,
+    median,
+    gradient_descent,
+    subsampling,
+    floating_point,
+)
 
 
 def catalogue(
     satisfies: bool | None = None, claim_type: type | None = None, family: str | None = None
 ) -> list[CatalogueEntry]:
-    """Entries in a fixed order, filtered by truth at default parameters, claim type and family."""
+    """Entries in a fixed order, filtered by truth at default parameters, claim type and family.
+
+    ``satisfies=True`` / ``False`` keep the entries whose truth at default parameters is
+    established as such; entries of unknown truth are in neither.
+    """
     entries = [entry for module in _MODULES for entry in module.ENTRIES]
     if satisfies is not None:
-        entries = [entry for entry in entries if entry.truth().satisfies == satisfies]
+        entries = [entry for entry in entries if entry.truth().satisfies is satisfies]
     if claim_type is not None:
         entries = [entry for entry in entries if entry.claim_type is claim_type]
     if family is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
@@ -15,11 +15,15 @@ from dpfuzz.mechanism import Mechanism
 class Truth:
     """Whether the mechanism satisfies its claim, and its true privacy parameter where known.
 
-    ``true_epsilon`` is the smallest ε the mechanism satisfies (``math.inf`` for no finite ε,
-    None when unknown in closed form).
+    ``satisfies`` is None where the truth is not established for those parameters (the note
+    says what is known); such settings are left out of the regression suite.
+
+    ``true_epsilon`` is the smallest ε known to hold: exact where the note says "tight",
+    otherwise the best proven upper bound (``math.inf`` for no finite ε, None when unknown).
+    For Rényi claims it is the Rényi ε at the claim's α.
     """
 
-    satisfies: bool
+    satisfies: bool | None
     true_epsilon: float | None = None
     note: str = ""
 
@@ -52,7 +56,8 @@ class CatalogueEntry:
     truth_spec: Parametric
     witness_spec: Parametric = None
     description: str = ""
-    tags: tuple = field(default_factory=tuple)
+    claim_spec: Parametric = None  # when the claim is not just the claim type of the parameters
+    tester: str = "auto"  # the tester that suits the entry's outputs
 
     def params(self, **overrides: Any) -> dict:
         unknown = set(overrides) - set(self.defaults)
@@ -70,6 +75,8 @@ class CatalogueEntry:
 
     def claim(self, **params: Any) -> Claim:
         params = self.params(**params)
+        if self.claim_spec is not None:
+            return self._resolve(self.claim_spec, params)
         if self.claim_type is PureDP:
             return PureDP(params["epsilon"])
         if self.claim_type is ApproxDP:
@@ -103,4 +110,5 @@ class CatalogueEntry:
             "truth": self.truth(**params).to_dict(),
             "witness": None if witness is None else witness.to_dict(),
             "description": self.description,
+            "tester": self.tester,
         }

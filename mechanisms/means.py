@@ -10,6 +10,17 @@ With ñ = max(1e−12, n + Lap(2/ε)):
 * NonDPLaplaceMean2  ΣX/n + Lap(2/(ñε))  — noisy n in the scale but the true n in the mean;
   the privacy loss is finite but exceeds ε: ≈ 1.22 for claimed ε = 1 on the witness pair
   ([1, 0], [1]) by numerical integration over ñ.
+
+Gaussian analogues (each half of the budget a Gaussian mechanism of sensitivity 1 with noise
+σ = √(2 ln(1.25/(δ/2))) / (ε/2), so (ε/2, δ/2) each — Dwork & Roth Thm A.1, valid for ε/2 < 1):
+* DPGaussianMean      (ΣX + N(0, σ²)) / max(1e−12, n + N(0, σ²)) — (ε, δ)-DP by composition and
+  post-processing; its Rényi claim (``guarantee="renyi"``) is the RDP of the two Gaussian
+  releases from dp-accounting's RDP accountant.
+* NonDPGaussianMean1  ΣX/n + N(0, σ²)/n and NonDPGaussianMean2  ΣX/n + N(0, σ²)/ñ: the two
+  bugs again; both violate the (ε, δ) and the Rényi claim.
+
+TwoBudgetMean noises the sum and the count with Lap(1/ε) each — the full ε twice (DP-Auditorium
+§6.7's anecdote): 2ε-DP by composition, and not ε-DP.
 """
 
 from __future__ import annotations
@@ -18,9 +29,10 @@ import math
 
 import numpy as np
 
-from dpfuzz.claims import PureDP
+from dpfuzz.claims import ApproxDP, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
 from mechanisms._checks import positive
+from mechanisms.accounting import gaussian_steps, renyi_claim
 from mechanisms.entry import CatalogueEntry, Truth
 
 MEAN_DOMAIN = Domain(low=0.0, high=1.0, min_size=1, max_size=10, relation="add_remove")
@@ -95,4 +107,118 @@ NonDPLaplaceMean2 = CatalogueEntry(
     description="ΣX/n + Lap(2/(ñε)), ñ = max(1e-12, n + Lap(2/ε)) (DP-Auditorium §6.1)",
 )
 
-ENTRIES = (DPLaplaceMean, NonDPLaplaceMean1, NonDPLaplaceMean2)
+def gaussian_sigma(epsilon: float, delta: float) -> float:
+    """Noise of each half: the classical Gaussian mechanism at (ε/2, δ/2), sensitivity 1."""
+    half = positive("epsilon", epsilon) / 2
+    if not 0 < half < 1 or not 0 < delta < 1:
+        raise ValueError(f"the classical Gaussian mechanism needs 0 < ε/2 < 1 and 0 < δ < 1, got ε={epsilon}, δ={delta}.")
+    return math.sqrt(2 * math.log(1.25 / (delta / 2))) / half
+
+
+def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: float):
+    """(ε, δ) as stated, or the RDP at α of the two Gaussian releases (dp-accounting, RDP accountant)."""
+    if guarantee == "approx":
+        return ApproxDP(epsilon, delta)
+    if guarantee != "renyi":
+        raise ValueError(f"guarantee must be 'approx' or 'renyi', got {guarantee!r}.")
+    return renyi_claim(gaussian_steps(gaussian_sigma(epsilon, delta), 2), alpha)
+
+
+def gaussian_mean(kind: str, epsilon: float, delta: float, guarantee: str, alpha: float):
+    sigma = gaussian_sigma(epsilon, delta)
+
+    def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+        n, total = len(dataset), dataset.sum()
+        noise = rng.normal(0.0, sigma, num_samples)
+        if kind == "dp":
+            return (total + noise) / np.maximum(1e-12, n + rng.normal(0.0, sigma, num_samples))
+        if kind == "bug1":
+            return total / n + noise / n
+        return total / n + noise / np.maximum(1e-12, n + rng.normal(0.0, sigma, num_samples))
+
+    return mechanism
+
+
+_GAUSSIAN_DEFAULTS = {"epsilon": 1.0, "delta": 1e-5, "guarantee": "approx", "alpha": 2.0}
+
+
+def _gaussian_entry(name: str, kind: str, truth, witness, description: str, guarantee: str) -> CatalogueEntry:
+    return CatalogueEntry(
+        name=name,
+        family="means",
+        build=lambda **params: gaussian_mean(kind, **params),
+        claim_type=ApproxDP if guarantee == "approx" else RenyiDP,
+        defaults={**_GAUSSIAN_DEFAULTS, "guarantee": guarantee},
+        claim_spec=gaussian_mean_claim,
+        domain_spec=MEAN_DOMAIN,
+        truth_spec=truth,
+        witness_spec=witness,
+        description=description,
+    )
+
+
+def _bug2_truth(epsilon: float, delta: float, guarantee: str, alpha: float) -> Truth:
+    if guarantee == "renyi":
+        return Truth(False, None, "mean uses the true n; R_2 ≥ 0.066 certified against the claimed 0.020")
+    if epsilon <= 0.5:
+        return Truth(False, None, "mean uses the true n; certified at ε = 0.5, δ = 1e-5 with 10^6 samples")
+    return Truth(None, None, "no violation of (ε, δ) found for ε > 0.5 at 10^6 samples; unknown")
+
+
+DPGaussianMean = _gaussian_entry(
+    "DPGaussianMean",
+    "dp",
+    Truth(True, note="composition of two Gaussian mechanisms, then post-processing"),
+    None,
+    "(ΣX + N(0, σ²)) / max(1e-12, n + N(0, σ²))",
+    guarantee="approx",
+)
+NonDPGaussianMean1 = _gaussian_entry(
+    "NonDPGaussianMean1",
+    "bug1",
+    Truth(False, math.inf, "noise scale σ/n reveals n"),
+    DatasetPair(np.array([1.0]), np.array([1.0, 0.0])),
+    "ΣX/n + N(0, σ²)/n",
+    guarantee="renyi",
+)
+NonDPGaussianMean2 = _gaussian_entry(
+    "NonDPGaussianMean2",
+    "bug2",
+    _bug2_truth,
+    DatasetPair(np.array([1.0, 0.0]), np.array([1.0])),
+    "ΣX/n + N(0, σ²)/max(1e-12, n + N(0, σ²))",
+    guarantee="renyi",
+)
+
+
+def two_budget_mean(epsilon: float):
+    scale = 1.0 / positive("epsilon", epsilon)
+
+    def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+        noisy_sum = dataset.sum() + rng.laplace(0.0, scale, num_samples)
+        return noisy_sum / np.maximum(1e-12, len(dataset) + rng.laplace(0.0, scale, num_samples))
+
+    return mechanism
+
+
+TwoBudgetMean = CatalogueEntry(
+    name="TwoBudgetMean",
+    family="means",
+    build=two_budget_mean,
+    claim_type=PureDP,
+    defaults={"epsilon": 1.0},
+    domain_spec=MEAN_DOMAIN,
+    truth_spec=lambda epsilon: Truth(False, 2 * epsilon, "two Lap(1/ε) releases: 2ε by composition (upper bound)"),
+    witness_spec=DatasetPair(np.array([1.0]), np.array([1.0, 1.0])),
+    description="(ΣX + Lap(1/ε)) / max(1e-12, n + Lap(1/ε))",
+)
+
+ENTRIES = (
+    DPLaplaceMean,
+    NonDPLaplaceMean1,
+    NonDPLaplaceMean2,
+    DPGaussianMean,
+    NonDPGaussianMean1,
+    NonDPGaussianMean2,
+    TwoBudgetMean,
+)

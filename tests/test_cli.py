@@ -22,7 +22,7 @@ def test_audit_a_catalogue_entry_and_write_json(tmp_path, capsys):
 
 
 def test_correct_entry_with_overridden_domain(capsys):
-    status = main(["audit", "mechanisms.laplace:Laplace", "--max-size", "3", "--fail-on-violation", *FAST])
+    status = main(["audit", "mechanisms.counting:Laplace", "--max-size", "3", "--fail-on-violation", *FAST])
     assert status == 0 and "not refuted" in capsys.readouterr().out
 
 

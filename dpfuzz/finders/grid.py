@@ -1,4 +1,5 @@
-"""Grid search over constant datasets: size × base record × differing record.
+"""Grid search over constant datasets: size × base record × differing record
+(for ℓ∞ query vectors: answer level × StatDP direction).
 
 The lattice has ``points`` values per record coordinate (the same fraction of [low, high] in
 every coordinate) and ``points`` dataset sizes; its corners are the classic patterns and come
@@ -13,7 +14,7 @@ import itertools
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair, Domain
-from dpfuzz.finders.patterns import constant_pair, pattern_sizes
+from dpfuzz.finders.patterns import constant_pair, pattern_sizes, query_directions, query_vector_pair
 
 
 class GridFinder:
@@ -43,6 +44,14 @@ class GridFinder:
 
     def _lattice(self, points: int) -> list[DatasetPair]:
         domain = self._domain
+        if domain.relation == "linf":  # answer level × StatDP direction, the middle level first
+            levels = sorted(np.linspace(0.0, 1.0, points), key=lambda fraction: abs(fraction - 0.5))
+            pairs = [
+                query_vector_pair(domain, float(self._record(level)), direction)
+                for level in levels
+                for direction in query_directions(domain.max_size)
+            ]
+            return [pair for pair in pairs if not np.array_equal(pair.d0, pair.d1)]
         extreme_sizes = pattern_sizes(domain)
         sizes = np.unique(np.round(np.linspace(extreme_sizes[0], extreme_sizes[-1], points)).astype(int))
         fractions = np.linspace(0.0, 1.0, points)

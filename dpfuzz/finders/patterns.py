@@ -2,7 +2,8 @@
 
 Datasets of identical extreme records with one differing extreme record added (add/remove)
 or substituted: the largest change of a sum or mean, the smallest and largest dataset sizes
-(scale bugs that depend on n), and the empty dataset where the domain allows it.
+(scale bugs that depend on n), and the empty dataset where the domain allows it. For query
+vectors under ℓ∞, StatDP's one-up-rest-down, half-half, all-up and all-down patterns.
 """
 
 from __future__ import annotations
@@ -30,8 +31,31 @@ def pattern_sizes(domain: Domain) -> list[int]:
     return sorted({max(domain.min_size, 1), domain.max_size})
 
 
+def query_directions(k: int) -> list[np.ndarray]:
+    """StatDP's ℓ∞ patterns: one answer up and the rest down, half up half down, all up, all down."""
+    index = np.arange(k)
+    return [np.where(index == 0, 1.0, -1.0), np.where(index < (k + 1) // 2, 1.0, -1.0), np.ones(k), -np.ones(k)]
+
+
+def query_vector_pair(domain: Domain, base_value: float, direction: np.ndarray) -> DatasetPair:
+    """All answers at `base_value`, and the same moved by the sensitivity along `direction`."""
+    base = np.full(domain.max_size, base_value)
+    if domain.dtype == "int":
+        base = np.floor(base)
+    moved = np.clip(base + domain.sensitivity * direction, domain.lower, domain.upper)
+    return DatasetPair(base.astype(domain.numpy_dtype), moved.astype(domain.numpy_dtype))
+
+
+def query_vector_pairs(domain: Domain) -> list[DatasetPair]:
+    """The four StatDP patterns from the middle of the answer range."""
+    middle = (float(domain.lower) + float(domain.upper)) / 2
+    return [query_vector_pair(domain, middle, direction) for direction in query_directions(domain.max_size)]
+
+
 def classic_pairs(domain: Domain) -> list[DatasetPair]:
-    """Extreme-record pairs at the extreme sizes, in a fixed order."""
+    """The hand-made pairs for the domain's relation, in a fixed order."""
+    if domain.relation == "linf":
+        return query_vector_pairs(domain)
     low, high = domain.lower, domain.upper
     pairs = []
     for size in pattern_sizes(domain):

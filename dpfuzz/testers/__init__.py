@@ -6,6 +6,7 @@
 | histogram    | PureDP, ApproxDP, RenyiDP | 1-D     | held-out set of bins; or uniform TV bound (privacy profile) |
 | mmd          | PureDP, ApproxDP          | any     | linear-time MMD, empirical Bernstein, MMD ≤ 2 TV |
 | renyi        | RenyiDP, PureDP           | any     | dual Rényi with fitted h, Chernoff correction |
+| float_bits   | PureDP, ApproxDP, RenyiDP | any     | hockey-stick event on the outputs' float bit patterns |
 
 ``"auto"`` (`choose_tester`): the `renyi` tester for RenyiDP claims; otherwise `histogram`
 for 1-D outputs taking few distinct integer values (argmax indices, counts, bits), and
@@ -20,12 +21,15 @@ import numpy as np
 from dpfuzz.claims import Claim, RenyiDP
 from dpfuzz.errors import ConfigError
 from dpfuzz.testers.base import Tester, TestResult
+from dpfuzz.testers.float_bits import FloatBitsTester
 from dpfuzz.testers.histogram import HistogramTester, PrivacyProfile
 from dpfuzz.testers.hockey_stick import HockeyStickTester
 from dpfuzz.testers.mmd import MMDTester
 from dpfuzz.testers.renyi import RenyiTester
 
-TESTERS = {tester.name: tester for tester in (HockeyStickTester, HistogramTester, MMDTester, RenyiTester)}
+TESTERS = {
+    tester.name: tester for tester in (HockeyStickTester, HistogramTester, MMDTester, RenyiTester, FloatBitsTester)
+}
 
 # 1-D integer outputs with at most this many distinct values go to the histogram tester.
 AUTO_DISCRETE_VALUES = 64
@@ -55,6 +59,7 @@ def make_tester(tester: str | Tester, claim: Claim, samples: np.ndarray | None =
 
 
 __all__ = [
+    "FloatBitsTester",
     "HistogramTester",
     "HockeyStickTester",
     "MMDTester",

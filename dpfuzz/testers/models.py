@@ -55,10 +55,16 @@ def is_discrete(features: np.ndarray) -> bool:
     return len(np.unique(_row_keys(features))) <= MAX_PATTERNS
 
 
-def named_model(name: str, seed: int) -> object:
+# Degree-2 features for logistic regression up to this many output coordinates (beyond it the
+# number of products makes fitting slow for little gain).
+MAX_QUADRATIC_WIDTH = 12
+
+
+def named_model(name: str, seed: int, width: int) -> object:
     """An unfitted scoring model by name: logistic, boosting, mlp or patterns."""
-    if name == "logistic":  # logistic regression on degree-2 features: quadratic boundaries
-        return make_pipeline(PolynomialFeatures(2), StandardScaler(), LogisticRegression(max_iter=300))
+    if name == "logistic":  # degree-2 features give quadratic boundaries (e.g. scale changes)
+        degree = 2 if width <= MAX_QUADRATIC_WIDTH else 1
+        return make_pipeline(PolynomialFeatures(degree), StandardScaler(), LogisticRegression(max_iter=300))
     if name == "boosting":
         return HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=seed)
     if name == "mlp":
@@ -80,6 +86,8 @@ def candidate_models(spec: str | object, features: np.ndarray, seed: int) -> lis
         return [model for item in spec for model in candidate_models(item, features, seed)]
     if not isinstance(spec, str):
         return [clone(spec)]
+    width = features.shape[1]
     if spec == "auto":
-        return [named_model(name, seed) for name in (["patterns"] if is_discrete(features) else []) + ["logistic"]]
-    return [named_model(spec, seed)]
+        names = (["patterns"] if is_discrete(features) else []) + ["logistic"]
+        return [named_model(name, seed, width) for name in names]
+    return [named_model(spec, seed, width)]
