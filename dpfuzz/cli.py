@@ -31,7 +31,8 @@ from dpfuzz.testers import TESTERS
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console()
+    # Wide enough for the catalogue table when the output is a file or a pipe.
+    console = Console() if sys.stdout.isatty() else Console(width=200)
     try:
         return args.run(args, console)
     except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError) as error:
@@ -72,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
 
     catalog = commands.add_parser("catalog", help="list the catalogue of mechanisms")
     catalog.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    truth = catalog.add_mutually_exclusive_group()
+    truth.add_argument("--satisfies", action="store_true", help="only mechanisms that satisfy their claim")
+    truth.add_argument("--violates", action="store_true", help="only mechanisms that violate their claim")
+    catalog.add_argument("--family", help="only this family (means, svt, noisy_max, …)")
+    catalog.add_argument("--claim", choices=["PureDP", "ApproxDP", "RenyiDP"], help="only this claim type")
     catalog.set_defaults(run=_catalog_command)
     return parser
 
@@ -181,22 +187,26 @@ def _parse_param(text: str) -> tuple[str, Any]:
 def _catalog_command(args: argparse.Namespace, console: Console) -> int:
     from mechanisms import catalogue
 
-    entries = catalogue()
+    satisfies = True if args.satisfies else False if args.violates else None
+    claim_type = {"PureDP": PureDP, "ApproxDP": ApproxDP, "RenyiDP": RenyiDP}.get(args.claim)
+    entries = catalogue(satisfies=satisfies, claim_type=claim_type, family=args.family)
     if args.json:
         console.print_json(json.dumps([entry.to_dict() for entry in entries]))
         return 0
     table = Table(title="dpfuzz catalogue")
-    for column in ("name", "family", "claim", "truth", "true ε", "witness"):
+    for column in ("name", "family", "claim", "truth", "true ε", "tester", "witness"):
         table.add_column(column)
+    verdicts = {True: "satisfies", False: "[red]violates[/]", None: "unknown"}
     for entry in entries:
         truth = entry.truth()
-        true_epsilon = "" if truth.true_epsilon is None else f"{truth.true_epsilon:g}"
+        true_epsilon = "" if truth.true_epsilon is None else f"{truth.true_epsilon:.4g}"
         table.add_row(
             entry.name,
             entry.family,
             entry.claim().describe(),
-            "satisfies" if truth.satisfies else "[red]violates[/]",
+            verdicts[truth.satisfies],
             true_epsilon,
+            entry.tester,
             "yes" if entry.witness() is not None else "",
         )
     console.print(table)

@@ -65,6 +65,12 @@ def test_catalog_table_and_json(capsys):
     assert main(["catalog", "--json"]) == 0
     entries = json.loads(capsys.readouterr().out)
     assert {entry["name"] for entry in entries} >= {"DPLaplaceMean", "NoisyHistogramWrongScale"}
+    assert main(["catalog", "--json", "--violates", "--family", "svt"]) == 0
+    names = {entry["name"] for entry in json.loads(capsys.readouterr().out)}
+    assert names == {"SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel"}
+    assert main(["catalog", "--json", "--satisfies", "--claim", "RenyiDP"]) == 0
+    names = {entry["name"] for entry in json.loads(capsys.readouterr().out)}
+    assert names == {"PoissonSubsampledGaussian", "GroupSubsampledGaussian"}
 
 
 def test_console_script_is_installed():

@@ -64,7 +64,7 @@ def named_model(name: str, seed: int, width: int) -> object:
     """An unfitted scoring model by name: logistic, boosting, mlp or patterns."""
     if name == "logistic":  # degree-2 features give quadratic boundaries (e.g. scale changes)
         degree = 2 if width <= MAX_QUADRATIC_WIDTH else 1
-        return make_pipeline(PolynomialFeatures(degree), StandardScaler(), LogisticRegression(max_iter=300))
+        return make_pipeline(PolynomialFeatures(degree), StandardScaler(), LogisticRegression(tol=1e-3, max_iter=100))
     if name == "boosting":
         return HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=seed)
     if name == "mlp":
