@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, RenyiDP
-from dpfuzz.datasets import Domain
+from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import ConfigError
 from dpfuzz.finders import Finder, make_finder
 from dpfuzz.mechanism import Mechanism, draw_samples, mechanism_name
@@ -36,7 +36,7 @@ def audit(
     domain: Domain,
     *,
     tester: str | Tester = "auto",
-    finder: str | Finder = "random",
+    finder: str | Finder | DatasetPair | list = "random",
     trials: int = 10,
     samples: int = 100_000,
     verify_samples: int | None = None,
@@ -50,7 +50,8 @@ def audit(
     mechanism : ``mechanism(dataset, num_samples, rng) -> array`` with leading axis num_samples.
     claim : `PureDP`, `ApproxDP` or `RenyiDP`.
     domain : where datasets live and which relation makes them neighbours.
-    tester, finder : names (see `dpfuzz.testers.TESTERS`, `dpfuzz.finders.FINDERS`) or instances.
+    tester, finder : names (see `dpfuzz.testers.TESTERS`, `dpfuzz.finders.FINDERS`) or instances;
+        the finder may also be a `DatasetPair` or a list of them, to audit exactly those.
     trials : number of pairs the finder proposes.
     samples : mechanism outputs per dataset per search trial.
     verify_samples : fresh outputs per dataset for the verification (default: 5 × `samples`;

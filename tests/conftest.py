@@ -1,5 +1,7 @@
 """Shared helpers for the test suite (seeded; see each test for its tolerance)."""
 
+pytest_plugins = ["pytester"]
+
 import numpy as np
 import pytest
 

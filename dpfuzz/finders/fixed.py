@@ -1,0 +1,31 @@
+"""Given pairs, in order: audit known witnesses, or pairs drawn by a Hypothesis strategy."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from dpfuzz.datasets import DatasetPair, Domain
+
+
+class FixedFinder:
+    """Propose `pairs` in order, cycling when the audit asks for more trials than pairs."""
+
+    name = "fixed"
+
+    def __init__(self, pairs: Sequence[DatasetPair]):
+        self.pairs = list(pairs)
+
+    def start(self, domain: Domain, rng: np.random.Generator) -> None:
+        if not self.pairs:
+            raise ValueError("FixedFinder needs at least one DatasetPair.")
+        self._next = 0
+
+    def ask(self) -> DatasetPair:
+        pair = self.pairs[self._next % len(self.pairs)]
+        self._next += 1
+        return pair
+
+    def tell(self, pair: DatasetPair, score: float) -> None:
+        """Fixed pairs do not learn."""

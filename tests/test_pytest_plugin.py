@@ -1,0 +1,135 @@
+"""The pytest plugin, run on example test files with pytester."""
+
+import json
+
+import pytest
+
+TEST_FILE = """
+import pytest
+from dpfuzz import Domain, PureDP
+
+DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=5)
+
+def leaky_sum(dataset, num_samples, rng):      # Laplace(0.5): truly 2-DP
+    return dataset.sum() + rng.laplace(0.0, 0.5, size=num_samples)
+
+def noisy_sum(dataset, num_samples, rng):      # Laplace(1): 1-DP
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+def test_leaky(dp_audit):
+    dp_audit(leaky_sum, PureDP(1.0), DOMAIN)
+
+def test_correct(dp_audit):
+    dp_audit(noisy_sum, PureDP(1.0), DOMAIN)
+
+@pytest.mark.dpfuzz(trials=2, samples=3000)
+def test_marked(dp_audit):
+    dp_audit(noisy_sum, PureDP(1.0), DOMAIN)
+
+def test_plain():
+    assert True
+"""
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makepyfile(test_suite=TEST_FILE)
+    return pytester
+
+
+def test_buggy_fails_with_an_explanation_and_correct_passes(suite):
+    result = suite.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*dpfuzz: leaky_sum violates 1-DP (certified with confidence 0.95*",
+            "*witness    d0 = *",
+            "*bound      hockey_stick(gamma=2.71828) >= *, the claim allows 0*",
+            "*epsilon    >= * (claimed 1.0)*",
+            '*reproduce  seed=*; pytest "test_suite.py::test_leaky" --dpfuzz-seed=0*',
+            "*dpfuzz audits*",
+            "VIOLATED test_suite.py::test_leaky*",
+            "*3 audits, 1 violated; total false-alarm budget 0.15*",
+        ]
+    )
+    assert "dpfuzz: session seed 0, budget quick, beta 0.05 per audit" in result.stdout.str()
+
+
+def _failure_lines(result) -> list[str]:
+    return [line for line in result.stdout.lines if line.strip().startswith(("bound", "epsilon", "reproduce"))]
+
+
+def test_same_seed_reproduces_the_same_failure(suite):
+    first = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky")
+    second = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky")
+    other = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky", "--dpfuzz-seed=7")
+    assert _failure_lines(first) and _failure_lines(first) == _failure_lines(second)
+    assert _failure_lines(other) != _failure_lines(first)
+    assert "--dpfuzz-seed=7" in other.stdout.str()
+
+
+def test_options_and_markers_change_what_runs(suite, tmp_path):
+    reports = tmp_path / "reports"
+    result = suite.runpytest(
+        "-p", "no:cacheprovider", "--dpfuzz-trials=3", "--dpfuzz-samples=4000", "--dpfuzz-beta=0.01",
+        f"--dpfuzz-report={reports}", "-k", "correct or marked",
+    )
+    result.assert_outcomes(passed=2)
+    written = {json.loads(path.read_text())["test"]: json.loads(path.read_text()) for path in reports.glob("*.json")}
+    correct, marked = written["test_suite.py::test_correct"], written["test_suite.py::test_marked"]
+    assert (correct["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
+    assert (marked["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
+    result.stdout.fnmatch_lines(["*2 audits, 0 violated; total false-alarm budget 0.02*"])
+
+
+def test_dp_tests_can_be_deselected(suite):
+    result = suite.runpytest("-p", "no:cacheprovider", "-m", "not dpfuzz")
+    result.assert_outcomes(passed=1, deselected=3)
+
+
+def test_thorough_budget_is_used(suite, tmp_path):
+    reports = tmp_path / "reports"
+    suite.runpytest("-p", "no:cacheprovider", "--dpfuzz-budget=thorough", f"--dpfuzz-report={reports}", "-k", "correct")
+    (report,) = [json.loads(path.read_text()) for path in reports.glob("*.json")]
+    assert (report["trials"], report["samples"], report["verify_samples"]) == (30, 200_000, 1_000_000)
+
+
+def test_hypothesis_pairs_are_audited_and_a_refutation_is_reported(pytester):
+    pytester.makepyfile(
+        test_hyp="""
+from hypothesis import HealthCheck, given, settings
+from dpfuzz import Domain, PureDP, strategies
+
+DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=3)
+
+def leaky_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.laplace(0.0, 0.25, size=num_samples)
+
+@settings(max_examples=5, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pair=strategies.neighbouring_pairs(DOMAIN))
+def test_pairs(dp_audit, pair):
+    dp_audit.pair(leaky_sum, PureDP(1.0), DOMAIN, pair, samples=5000)
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    # β = 0.05 is split over the test's five examples; Hypothesis shrinks the refuting pair
+    # to one record against none.
+    assert "dpfuzz: leaky_sum violates 1-DP (certified with confidence 0.99" in output
+    assert "d1 = []" in output or "d0 = []" in output
+
+
+def test_unknown_marker_options_are_a_usage_error(pytester):
+    pytester.makepyfile(
+        test_bad="""
+import pytest
+from dpfuzz import Domain, PureDP
+
+@pytest.mark.dpfuzz(sample=10)
+def test_typo(dp_audit):
+    dp_audit(lambda d, n, r: r.laplace(size=n), PureDP(1.0), Domain())
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert "unknown options ['sample']" in result.stdout.str() + result.stderr.str()
