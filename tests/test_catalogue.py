@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpfuzz import PureDP, RenyiDP, audit
+from dpfuzz import RenyiDP, audit
 from dpfuzz.mechanism import draw_samples
 from dpfuzz.testers import make_tester
 from mechanisms import catalogue, entry
