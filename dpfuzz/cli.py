@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import inspect
 import json
 import sys
@@ -25,6 +24,7 @@ from dpfuzz.datasets import Domain
 from dpfuzz.errors import ConfigError, DPFuzzError
 from dpfuzz.finders import FINDERS
 from dpfuzz.search import audit
+from dpfuzz.targets import is_mechanism, load_attribute
 from dpfuzz.testers import TESTERS
 
 
@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=200)
     try:
         return args.run(args, console)
-    except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError) as error:
+    except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError, LookupError) as error:
         Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         return 2
 
@@ -70,6 +70,24 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     run.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
     run.set_defaults(run=_audit_command)
+
+    campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
+    campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True)
+    start = campaign_commands.add_parser("run", help="run a campaign (no CONFIG: the whole catalogue)")
+    start.add_argument("config", nargs="?", type=Path, help="TOML config (see dpfuzz.campaign)")
+    start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder (default ./dpfuzz-results)")
+    start.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
+    start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
+    start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
+    start.set_defaults(run=_campaign_command)
+
+    report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report")
+    report.add_argument("--run", dest="run_id", type=int, help="run id (default: the latest)")
+    report.add_argument("--results", type=Path, default=Path("dpfuzz-results"))
+    report.add_argument("--out", type=Path, help="report folder (default RESULTS/reports)")
+    report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
+    report.set_defaults(run=_report_command)
 
     catalog = commands.add_parser("catalog", help="list the catalogue of mechanisms")
     catalog.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -124,36 +142,12 @@ def resolve_target(args: argparse.Namespace) -> tuple[Any, Claim, Domain]:
     if not callable(target):
         raise ConfigError(f"{args.target} is a {type(target).__name__}, not a catalogue entry, factory or mechanism.")
     claim = _claim_from_flags(claimed, args.target)
-    if _is_mechanism(target):
+    if is_mechanism(target):
         mechanism = target
     else:
         accepted = inspect.signature(target).parameters
         mechanism = target(**{k: v for k, v in {**claimed, **extra}.items() if k in accepted})
     return mechanism, claim, _override_domain(Domain(), args)
-
-
-def load_attribute(spec: str) -> Any:
-    """Import ``package.module:attribute.path``."""
-    module_name, separator, attribute = spec.partition(":")
-    if not separator or not module_name or not attribute:
-        raise ConfigError(f"target {spec!r} must look like 'package.module:attribute'.")
-    sys.path.insert(0, str(Path.cwd()))  # users' own modules in the working directory
-    try:
-        value: Any = importlib.import_module(module_name)
-    finally:
-        sys.path.pop(0)
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise ConfigError(f"module {module_name!r} has no attribute {attribute!r}.")
-        value = getattr(value, part)
-    return value
-
-
-def _is_mechanism(target: Any) -> bool:
-    try:
-        return "num_samples" in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _claim_from_flags(claimed: dict, target: str) -> Claim:
@@ -182,6 +176,80 @@ def _parse_param(text: str) -> tuple[str, Any]:
         return name, json.loads(value)
     except json.JSONDecodeError:
         return name, value
+
+
+def _campaign_command(args: argparse.Namespace, console: Console) -> int:
+    from dpfuzz.campaign import CampaignConfig, load_config, run_campaign, validate
+    from dpfuzz.store import ResultsStore
+
+    store = ResultsStore(args.results / "results.db")
+    if args.resume is not None:
+        run = store.run(None if args.resume == -1 else args.resume)
+        config, run_id = CampaignConfig.from_dict(run["config"]), run["run_id"]
+        validate(config)
+    else:
+        config, run_id = load_config(args.config), None
+    total = len(config.audits())
+    console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}", highlight=False)
+    with _progress(console, total) as advance:
+        run_id = run_campaign(config, store, workers=args.workers, scheduler=args.scheduler, run_id=run_id, on_result=advance)
+    console.print(f"run {run_id} finished", highlight=False)
+    if not args.no_report:
+        _write_report(store, run_id, args.results / "reports", None, console)
+    return 0  # the run completed; 'dpfuzz report' exits non-zero on misses and false alarms
+
+
+def _report_command(args: argparse.Namespace, console: Console) -> int:
+    from dpfuzz.store import ResultsStore
+
+    if not (args.results / "results.db").exists():
+        raise ConfigError(f"no results database in {args.results}; run 'dpfuzz campaign run' first or pass --results.")
+    store = ResultsStore(args.results / "results.db")
+    out = args.out or args.results / "reports"
+    if args.compare:
+        return _write_report(store, args.compare[1], out, args.compare[0], console)
+    return _write_report(store, args.run_id, out, None, console)
+
+
+def _write_report(store, run_id, out, compare_with, console: Console) -> int:
+    from dpfuzz.campaign_report import write_reports
+
+    paths, failing = write_reports(store, run_id, out, compare_with)
+    for path in paths:
+        console.print(f"report written to {path}", highlight=False)
+    for failure in failing:
+        console.print(f"[bold red]{failure['outcome']}[/]: {failure['target']} {failure.get('error', '')}", highlight=False)
+    return 1 if failing else 0
+
+
+class _progress:
+    """Rich progress bar on a terminal; one plain log line per audit otherwise."""
+
+    def __init__(self, console: Console, total: int):
+        self.console, self.total = console, total
+
+    def __enter__(self):
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=self.console)
+            self.task = self.bar.add_task("audits", total=self.total)
+            self.bar.start()
+        else:
+            self.bar = None
+        return self.advance
+
+    def advance(self, summary: dict, done: int, total: int) -> None:
+        epsilon = summary.get("epsilon_lower_bound")
+        text = f"{summary['target']}: {summary['outcome']}" + ("" if epsilon is None else f", eps >= {epsilon:.3g}")
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, description=text)
+        else:
+            self.console.print(f"[{done}/{total}] {text} ({summary.get('seconds', 0):.1f} s)", highlight=False)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _catalog_command(args: argparse.Namespace, console: Console) -> int:

@@ -4,7 +4,7 @@ Budgets set how hard an assertion looks:
 
 | budget     | trials | samples per trial | verification samples | use |
 |------------|-------:|------------------:|---------------------:|-----|
-| `quick`    | 5      | 20,000            | 100,000              | every push: a few seconds per vectorised mechanism |
+| `quick`    | 10     | 20,000            | 100,000              | every push: a few seconds per vectorised mechanism |
 | `thorough` | 30     | 200,000           | 1,000,000            | nightly |
 
 Explicit `trials`, `samples` and `verify_samples` override the budget.
@@ -30,7 +30,7 @@ class Budget:
 
 
 BUDGETS = {
-    "quick": Budget(trials=5, samples=20_000, verify_samples=100_000),
+    "quick": Budget(trials=10, samples=20_000, verify_samples=100_000),
     "thorough": Budget(trials=30, samples=200_000, verify_samples=1_000_000),
 }
 

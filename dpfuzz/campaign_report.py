@@ -1,0 +1,208 @@
+"""Campaign reports: Markdown and a self-contained HTML page (plots inline, no network).
+
+For each audit: the verdict against the target's known truth (caught / missed / false alarm),
+the certified ε lower bound against the claim, the trial that proposed the witness and the
+seconds. Plots (with the ``report`` extra, matplotlib): ε lower bound against the claimed ε,
+and the search's divergence estimate per trial. ``compare`` lists what changed between runs.
+A run *fails* when a known bug went undetected or a correct mechanism was flagged.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+FAILING = ("missed", "false alarm", "error")
+_COLOURS = {"caught": "#1a7f37", "ok": "#1a7f37", "missed": "#cf222e", "false alarm": "#cf222e", "error": "#9a6700"}
+
+
+def failures(summaries: list[dict]) -> list[dict]:
+    """Audits whose outcome should fail a nightly job."""
+    return [summary for summary in summaries if summary.get("outcome") in FAILING]
+
+
+def counts(summaries: list[dict]) -> dict[str, int]:
+    result: dict[str, int] = {}
+    for summary in summaries:
+        result[summary["outcome"]] = result.get(summary["outcome"], 0) + 1
+    return result
+
+
+def compare(before: list[dict], after: list[dict]) -> list[dict]:
+    """Audits (by key) whose outcome or certified ε changed, appeared or disappeared."""
+    old = {summary["key"]: summary for summary in before}
+    new = {summary["key"]: summary for summary in after}
+    changes = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a is None or b is None or a.get("outcome") != b.get("outcome") or _eps(a) != _eps(b):
+            changes.append({"key": key, "target": (a or b)["target"], "before": a, "after": b})
+    return changes
+
+
+def _eps(summary: dict | None) -> str:
+    value = None if summary is None else summary.get("epsilon_lower_bound")
+    return "—" if value is None else f"{value:.3g}"
+
+
+def _rows(summaries: list[dict]) -> list[list[str]]:
+    rows = []
+    for s in summaries:
+        rows.append(
+            [
+                s["target"] + ("" if not s.get("params") else f" {s['params']}"),
+                s["claim"],
+                s.get("truth") or "unknown",
+                s["outcome"],
+                _eps(s),
+                s.get("tester", ""),
+                s.get("finder", ""),
+                str(s.get("trials_to_witness") or "—"),
+                f"{s.get('seconds', 0):.2f}",
+            ]
+        )
+    return rows
+
+
+_HEADER = ["target", "claim", "truth", "verdict", "ε ≥", "tester", "finder", "witness trial", "seconds"]
+
+
+def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None) -> str:
+    tally = ", ".join(f"{count} {name}" for name, count in sorted(counts(summaries).items()))
+    lines = [
+        f"# dpfuzz campaign run {run['run_id']}",
+        "",
+        f"Started {run['started']}; {len(summaries)} audits: {tally}.",
+        f"Budget {run['config']['budget']}, β = {run['config']['beta']} per audit.",
+        "",
+        "| " + " | ".join(_HEADER) + " |",
+        "|" + "---|" * len(_HEADER),
+        *("| " + " | ".join(row) + " |" for row in _rows(summaries)),
+        "",
+    ]
+    for failure in failures(summaries):
+        lines.append(f"- **{failure['outcome']}**: {failure['target']} {failure.get('error', '')}".rstrip())
+    if changes is not None:
+        lines += ["", "## Changes", ""] + [
+            f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['before'])}) → "
+            f"{(c['after'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['after'])})"
+            for c in changes
+        ] or ["No changes."]
+    return "\n".join(lines) + "\n"
+
+
+def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
+    """PNG plots as base64 strings; empty without matplotlib (``pip install 'dpfuzz[report]'``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return {}
+    images = {}
+    figure, axis = plt.subplots(figsize=(6.5, 4.5))
+    for name, colour in (("caught", "#1a7f37"), ("ok", "#0969da"), ("missed", "#cf222e"), ("false alarm", "#cf222e")):
+        points = [s for s in summaries if s["outcome"] == name]
+        if points:
+            axis.scatter(
+                [s["claimed_epsilon"] for s in points],
+                [s.get("epsilon_lower_bound") or 0.0 for s in points],
+                label=name,
+                color=colour,
+                alpha=0.8,
+            )
+    limit = max([s["claimed_epsilon"] for s in summaries] + [s.get("epsilon_lower_bound") or 0 for s in summaries] + [1])
+    axis.plot([0, limit], [0, limit], color="grey", linestyle="--", label="ε lower bound = claim")
+    axis.set_xlabel("claimed ε")
+    axis.set_ylabel("certified ε lower bound")
+    axis.set_title("Certified ε lower bound against the claim")
+    axis.legend()
+    images["epsilon"] = _png(figure, plt)
+
+    figure, axis = plt.subplots(figsize=(6.5, 4.5))
+    for s in [s for s in summaries if s["key"] in reports][:12]:
+        history = reports[s["key"]]["history"]
+        axis.plot([h["trial"] + 1 for h in history], [h["score"] for h in history], marker="o", label=s["target"])
+    axis.set_xlabel("trial")
+    axis.set_ylabel("search estimate (divergence − ranking score)")
+    axis.set_title("Divergence estimate per trial")
+    axis.legend(fontsize=7)
+    images["trials"] = _png(figure, plt)
+    return images
+
+
+def _png(figure, plt) -> str:
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=90)
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def html_page(run: dict, summaries: list[dict], reports: dict[str, dict], changes: list[dict] | None = None) -> str:
+    """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on load."""
+    escape = html.escape
+    body_rows = []
+    for summary, row in zip(summaries, _rows(summaries)):
+        colour = _COLOURS.get(summary["outcome"], "#57606a")
+        cells = [f"<td>{escape(cell)}</td>" for cell in row]
+        cells[3] = f'<td style="color:{colour};font-weight:600">{escape(row[3])}</td>'
+        body_rows.append("<tr>" + "".join(cells) + "</tr>")
+    images = plots(summaries, reports)
+    figures = "".join(
+        f'<figure><img alt="{escape(name)} plot" src="data:image/png;base64,{data}"></figure>' for name, data in images.items()
+    ) or "<p>Plots need matplotlib: <code>pip install 'dpfuzz[report]'</code>.</p>"
+    tally = ", ".join(f"{count} {escape(name)}" for name, count in sorted(counts(summaries).items()))
+    change_list = ""
+    if changes is not None:
+        items = "".join(
+            f"<li>{escape(c['target'])}: {escape((c['before'] or {}).get('outcome', 'absent'))} → "
+            f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
+            for c in changes
+        )
+        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes.</li>'}</ul>"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run['run_id']}</title>
+<style>
+body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}} table{{border-collapse:collapse;font-size:14px}}
+td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left}} th{{background:#f6f8fa}}
+figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
+</style></head>
+<body>
+<h1>dpfuzz campaign run {run['run_id']}</h1>
+<p>Started {escape(run['started'])}; {len(summaries)} audits: {tally}. Budget {escape(str(run['config']['budget']))},
+β = {run['config']['beta']} per audit.</p>
+{figures}
+<table><thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in _HEADER)}</tr></thead>
+<tbody>{''.join(body_rows)}</tbody></table>
+{change_list}
+<script>
+window.dpfuzzErrors = 0;
+window.addEventListener("error", function () {{ window.dpfuzzErrors += 1; }});
+window.addEventListener("load", function () {{
+  var images = Array.prototype.slice.call(document.images);
+  var rendered = images.filter(function (i) {{ return i.complete && i.naturalWidth > 0; }}).length;
+  document.body.setAttribute("data-plots-rendered", rendered + "/" + images.length);
+  document.body.setAttribute("data-errors", String(window.dpfuzzErrors));
+}});
+</script>
+</body></html>
+"""
+
+
+def write_reports(store, run_id: int | None, out_dir, compare_with: int | None = None) -> tuple[list, list]:
+    """Write run-<id>.md and run-<id>.html into `out_dir`; return (paths, failing audits)."""
+    from pathlib import Path
+
+    run = store.run(run_id)
+    summaries = store.summaries(run["run_id"])
+    changes = None if compare_with is None else compare(store.summaries(store.run(compare_with)["run_id"]), summaries)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
+    paths = [out / f"{stem}.md", out / f"{stem}.html"]
+    paths[0].write_text(markdown(run, summaries, changes))
+    paths[1].write_text(html_page(run, summaries, store.reports(run["run_id"]), changes))
+    return paths, failures(summaries)

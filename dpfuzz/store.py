@@ -1,0 +1,92 @@
+"""Results store: one SQLite file; every finished audit is committed the moment it arrives.
+
+Tables: ``runs`` (one row per campaign run, with its config) and ``audits`` (one row per
+finished audit, unique per run and audit key, with the full JSON report). A run killed at any
+point keeps every committed audit; resuming skips them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started TEXT NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audits (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    key TEXT NOT NULL,
+    finished TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    report TEXT,
+    PRIMARY KEY (run_id, key)
+);
+"""
+
+
+class ResultsStore:
+    """A results database at `path` (created with its folder if missing)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._connection = sqlite3.connect(self.path)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.executescript(_SCHEMA)
+        self._connection.commit()
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def new_run(self, config: dict) -> int:
+        cursor = self._connection.execute(
+            "INSERT INTO runs (started, config) VALUES (?, ?)", (_now(), json.dumps(config, sort_keys=True))
+        )
+        self._connection.commit()
+        return int(cursor.lastrowid)
+
+    def runs(self) -> list[dict]:
+        rows = self._connection.execute("SELECT run_id, started, config FROM runs ORDER BY run_id").fetchall()
+        return [{"run_id": run_id, "started": started, "config": json.loads(config)} for run_id, started, config in rows]
+
+    def run(self, run_id: int | None = None) -> dict:
+        """The run with this id, or the latest one."""
+        runs = self.runs()
+        if not runs:
+            raise LookupError(f"no campaign runs in {self.path}; start one with 'dpfuzz campaign run'.")
+        if run_id is None:
+            return runs[-1]
+        for run in runs:
+            if run["run_id"] == run_id:
+                return run
+        raise LookupError(f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}.")
+
+    def record(self, run_id: int, key: str, summary: dict, report: dict | None) -> None:
+        """Commit one finished audit (a second record of the same key is ignored)."""
+        self._connection.execute(
+            "INSERT OR IGNORE INTO audits (run_id, key, finished, summary, report) VALUES (?, ?, ?, ?, ?)",
+            (run_id, key, _now(), json.dumps(summary), None if report is None else json.dumps(report)),
+        )
+        self._connection.commit()
+
+    def finished_keys(self, run_id: int) -> set[str]:
+        return {key for (key,) in self._connection.execute("SELECT key FROM audits WHERE run_id = ?", (run_id,))}
+
+    def summaries(self, run_id: int) -> list[dict]:
+        rows = self._connection.execute(
+            "SELECT summary FROM audits WHERE run_id = ? ORDER BY finished, key", (run_id,)
+        ).fetchall()
+        return [json.loads(summary) for (summary,) in rows]
+
+    def reports(self, run_id: int) -> dict[str, dict]:
+        rows = self._connection.execute("SELECT key, report FROM audits WHERE run_id = ?", (run_id,)).fetchall()
+        return {key: json.loads(report) for key, report in rows if report is not None}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -1,0 +1,195 @@
+"""Campaigns: config validation, store and resume after a kill, Dask, reports in a browser."""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dpfuzz.campaign import load_config, run_campaign
+from dpfuzz.campaign_report import compare, write_reports
+from dpfuzz.cli import main
+from dpfuzz.errors import ConfigError
+from dpfuzz.store import ResultsStore
+
+SMALL = """
+budget = "quick"
+trials = 3
+samples = 5000
+seeds = [0, 1]
+
+[[target]]
+entry = "NonDPLaplaceMean1"
+
+[[target]]
+entry = "Laplace"
+params = { epsilon = 0.5 }
+"""
+
+USER_MODULE = """
+import time
+import numpy as np
+
+def leaky(epsilon):
+    def mechanism(dataset, num_samples, rng):
+        return dataset.sum() + rng.laplace(0.0, 0.25 / epsilon, size=num_samples)
+    return mechanism
+
+def slow_sum(dataset, num_samples, rng):
+    time.sleep(0.1)
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    (tmp_path / "user_mechanisms.py").write_text(USER_MODULE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _config(workdir: Path, text: str) -> Path:
+    path = workdir / "campaign.toml"
+    path.write_text(text)
+    return path
+
+
+def test_config_errors_are_reported_before_any_audit(workdir, capsys):
+    path = _config(
+        workdir,
+        """
+budget = "weekly"
+colour = "blue"
+
+[[target]]
+entry = "Nope"
+
+[[target]]
+mechanism = "user_mechanisms:leaky"
+
+[[target]]
+entry = "Laplace"
+tester = "magic"
+""",
+    )
+    assert main(["campaign", "run", str(path), "--results", str(workdir / "results")]) == 2
+    error = capsys.readouterr().err
+    assert "unknown key 'colour'" in error and "a user mechanism needs a 'claim' table" in error
+    path.write_text('budget = "weekly"\n[[target]]\nentry = "Nope"\n[[target]]\nentry = "Laplace"\ntester = "magic"\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    message = str(raised.value)
+    assert "budget 'weekly' is not one of" in message and "no catalogue entry 'Nope'" in message
+    assert "tester 'magic'" in message
+    store = ResultsStore(workdir / "results" / "results.db")
+    assert store.runs() == []  # nothing started
+
+
+def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
+    path = _config(workdir, SMALL)
+    results = workdir / "results"
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 0
+    store = ResultsStore(results / "results.db")
+    summaries = store.summaries(1)
+    assert len(summaries) == 4 and len({s["key"] for s in summaries}) == 4
+    assert {s["outcome"] for s in summaries} == {"caught", "ok"}
+    assert (results / "reports" / "run-1.md").exists() and (results / "reports" / "run-1.html").exists()
+    assert main(["report", "--results", str(results)]) == 0
+    markdown = (results / "reports" / "run-1.md").read_text()
+    assert "| NonDPLaplaceMean1 | 1-DP | violates | caught |" in markdown
+
+    # A user's target that claims what it does not satisfy, declared as correct: a false alarm
+    # for the report, so 'dpfuzz report' exits non-zero.
+    path.write_text(
+        'trials = 3\nsamples = 5000\n[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\n'
+        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\ntruth = "satisfies"\n'
+    )
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 0
+    assert main(["report", "--results", str(results)]) == 1
+    assert "false alarm: user_mechanisms:leaky" in capsys.readouterr().out
+    assert main(["report", "--results", str(results), "--compare", "1", "2"]) == 1
+    assert "## Changes" in (results / "reports" / "run-2-vs-1.md").read_text()
+
+
+def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
+    path = _config(
+        workdir,
+        'trials = 2\nsamples = 1000\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
+        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
+    )
+    results = workdir / "results"
+    command = [sys.executable, "-m", "dpfuzz.cli", "campaign", "run", str(path), "--results", str(results), "--no-report"]
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    database = results / "results.db"
+    deadline = time.time() + 120
+    finished_before = []
+    while time.time() < deadline:
+        if database.exists():
+            with sqlite3.connect(database) as connection:
+                finished_before = connection.execute("SELECT key, finished FROM audits").fetchall()
+            if len(finished_before) >= 2:
+                break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert 2 <= len(finished_before) < 8, "the run was not killed mid-campaign"
+    resumed = subprocess.run(command + ["--resume"], cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT key, finished FROM audits WHERE run_id = 1").fetchall()
+        runs = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    assert runs == 1 and len(rows) == 8 and len({key for key, _ in rows}) == 8
+    assert set(finished_before) <= set(rows)  # the audits finished before the kill were kept, not re-run
+
+
+def test_dask_local_cluster_gives_the_same_results_as_local_workers(workdir):
+    distributed = pytest.importorskip("dask.distributed")
+    path = _config(workdir, SMALL)
+    config = load_config(path)
+    local = ResultsStore(workdir / "local.db")
+    run_campaign(config, local, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        remote = ResultsStore(workdir / "dask.db")
+        run_campaign(config, remote, scheduler=cluster.scheduler_address)
+
+    def comparable(store):
+        return {s["key"]: (s["outcome"], s["epsilon_lower_bound"]) for s in store.summaries(1)}
+
+    assert comparable(local) == comparable(remote) and len(comparable(remote)) == 4
+    assert compare(local.summaries(1), remote.summaries(1)) == []
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def test_html_report_renders_in_a_headless_browser(workdir):
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("no chromium on this machine")
+    store = ResultsStore(workdir / "results.db")
+    run_campaign(load_config(_config(workdir, SMALL)), store)
+    (markdown, page), _ = write_reports(store, None, workdir / "reports")
+    result = subprocess.run(
+        [
+            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={workdir / 'profile'}", "--enable-logging=stderr", "--v=0",
+            "--virtual-time-budget=10000", "--dump-dom", page.resolve().as_uri(),
+        ],
+        capture_output=True, text=True, timeout=120,
+    )
+    dom = result.stdout
+    assert 'data-plots-rendered="2/2"' in dom, dom[-2000:] + result.stderr[-2000:]
+    assert 'data-errors="0"' in dom
+    console_errors = [line for line in result.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
+    assert console_errors == []
+    assert "NonDPLaplaceMean1" in dom and "http://" not in Path(page).read_text() and "https://" not in Path(page).read_text()
