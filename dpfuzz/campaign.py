@@ -308,9 +308,20 @@ def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None) -> Ite
         for spec in specs:
             yield run_audit(spec)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_one_thread_per_worker) as pool:
             for future in as_completed([pool.submit(run_audit, spec) for spec in specs]):
                 yield future.result()
+
+
+_THREAD_LIMITS = None
+
+
+def _one_thread_per_worker() -> None:
+    """Worker processes share the cores: one BLAS/OpenMP thread each, or they oversubscribe."""
+    global _THREAD_LIMITS
+    from threadpoolctl import threadpool_limits
+
+    _THREAD_LIMITS = threadpool_limits(limits=1)
 
 
 def _execute_dask(specs: list[AuditSpec], scheduler: str) -> Iterable[tuple]:

@@ -24,6 +24,7 @@ from dpfuzz.finders import Finder, make_finder
 from dpfuzz.mechanism import Mechanism, draw_samples, mechanism_name
 from dpfuzz.report import AuditReport, TrialRecord, environment_versions
 from dpfuzz.testers import Tester, make_tester
+from dpfuzz.testers.base import single_threaded
 
 # One verification draw is cheap next to `trials` search draws, and it alone sets the
 # certified bound's confidence width, so it gets more samples by default.
@@ -101,10 +102,12 @@ def audit(
 
     _, candidate, train_p, train_q = best
     rng = np.random.default_rng(verify_seed)
-    event = tester.fit(train_p, train_q, claim, beta, rng, eval_size=verify_samples)
+    with single_threaded():
+        event = tester.fit(train_p, train_q, claim, beta, rng, eval_size=verify_samples)
     fresh_p = draw_samples(mechanism, candidate.d0, verify_samples, rng, output_shape)
     fresh_q = draw_samples(mechanism, candidate.d1, verify_samples, rng, output_shape)
-    verification = tester.evaluate(event, fresh_p, fresh_q, claim, beta)
+    with single_threaded():
+        verification = tester.evaluate(event, fresh_p, fresh_q, claim, beta)
     verified = time.perf_counter()
     verification = replace(verification, seconds=verified - searched)
 
