@@ -9,6 +9,7 @@ draw per call are wrapped with `per_call`.
 from __future__ import annotations
 
 import functools
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -26,19 +27,31 @@ def mechanism_name(mechanism: Callable) -> str:
     return name or type(mechanism).__name__
 
 
-def per_call(function: Callable[[np.ndarray, np.random.Generator], Any]) -> Mechanism:
+def per_call(function: Callable[[np.ndarray, np.random.Generator], Any], workers: int = 1) -> Mechanism:
     """Adapt ``function(dataset, rng) -> one output`` to the vectorised contract.
 
     The adapter loops ``num_samples`` times in Python; use it only for mechanisms that cannot
-    sample in bulk (e.g. real DP libraries that return one release per call).
+    sample in bulk (e.g. real DP libraries that return one release per call). With
+    ``workers > 1`` the loop is split into chunks run in that many processes (the function
+    must then be importable, i.e. defined at module level); each chunk gets its own child
+    generator spawned from ``rng``, so results are reproducible for a given worker count.
     """
 
     @functools.wraps(function)
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        return np.asarray([function(dataset, rng) for _ in range(num_samples)])
+        if workers <= 1:
+            return _draw_serially(function, dataset, num_samples, rng)
+        sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), workers) if len(chunk)]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            chunks = pool.map(_draw_serially, [function] * len(sizes), [dataset] * len(sizes), sizes, rng.spawn(len(sizes)))
+            return np.concatenate(list(chunks))
 
     mechanism.name = mechanism_name(function)
     return mechanism
+
+
+def _draw_serially(function, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    return np.asarray([function(dataset, rng) for _ in range(count)])
 
 
 def draw_samples(

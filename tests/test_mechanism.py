@@ -42,3 +42,15 @@ def test_changing_output_shape_is_an_error(rng):
 
 def test_boolean_outputs_become_integers(rng):
     assert draw_samples(lambda d, n, r: r.random(n) < 0.5, DATA, 5, rng).dtype == np.int64
+
+
+def one_noisy_sum(dataset, rng):  # module level: picklable for worker processes
+    return dataset.sum() + rng.laplace()
+
+
+def test_per_call_fans_out_over_processes_reproducibly():
+    fanned = per_call(one_noisy_sum, workers=2)
+    first = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
+    again = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
+    assert first.shape == (2_000,) and np.array_equal(first, again)
+    assert abs(np.median(first) - 1.5) < 0.1 and len(np.unique(first)) == 2_000  # chunks use different streams
