@@ -11,14 +11,11 @@ benchmarks/results/catalogue_witness.md (quick: results/quick/).
 from __future__ import annotations
 
 import argparse
-import platform
 import time
-from datetime import date
-from pathlib import Path
 
 import numpy as np
+from results_table import environment, write
 
-import dpfuzz
 from dpfuzz.testers import make_tester
 from mechanisms import catalogue
 
@@ -59,19 +56,14 @@ def main() -> None:
     lines = [
         "# Catalogue on its witness pairs",
         "",
-        f"{date.today()}, dpfuzz {dpfuzz.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
-        f"{platform.machine()}. ε lower bounds are certified at 95% (Rényi ε at the claim's α for RDP claims);",
+        f"{environment()}. ε lower bounds are certified at 95% (Rényi ε at the claim's α for RDP claims);",
         "seconds include sampling both sides and both test directions.",
         "",
         "| mechanism | claim | truth | true ε | tester | verdict | certified ε ≥ | samples per side | seconds |",
         "|---|---|---|---:|---|---|---:|---:|---:|",
         *rows(samples),
-        "",
     ]
-    out_dir = Path(__file__).parent / "results" / ("quick" if args.quick else "")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "catalogue_witness.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    write("catalogue_witness", lines, args.quick)
 
 
 if __name__ == "__main__":
