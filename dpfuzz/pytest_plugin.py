@@ -7,8 +7,8 @@ Installed with dpfuzz (entry point ``pytest11``). In a test::
 
 A refuted claim fails the test with the witness, the certified bound and the command that
 reproduces it. Options: ``--dpfuzz-seed``, ``--dpfuzz-samples``, ``--dpfuzz-trials``,
-``--dpfuzz-beta``, ``--dpfuzz-budget quick|thorough`` and ``--dpfuzz-report DIR`` (one JSON
-report per audit). ``@pytest.mark.dpfuzz(samples=…, trials=…, beta=…, budget=…, tester=…,
+``--dpfuzz-beta``, ``--dpfuzz-budget quick|thorough`` and ``--dpfuzz-report DIR`` (a JSON and
+an HTML report per audit). ``@pytest.mark.dpfuzz(samples=…, trials=…, beta=…, budget=…, tester=…,
 finder=…)`` overrides them for one test. Every test using ``dp_audit`` carries the ``dpfuzz``
 marker: ``-m "not dpfuzz"`` deselects them.
 
@@ -147,8 +147,9 @@ class Auditor:
         if directory:
             path = Path(directory)
             path.mkdir(parents=True, exist_ok=True)
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid) + f"-{report.seed}.json"
-            (path / name).write_text(json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid) + f"-{report.seed}"
+            (path / f"{stem}.json").write_text(json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
+            (path / f"{stem}.html").write_text(report.to_html())
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import platform
 import sys
@@ -113,6 +114,34 @@ class AuditReport:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+    def to_markdown(self) -> str:
+        """The summary and the search history as Markdown."""
+        rows = [
+            f"| {record.trial + 1} | {format_dataset(record.pair.d0)} | {format_dataset(record.pair.d1)} | {record.score:.4g} |"
+            for record in self.history
+        ]
+        return "\n".join(
+            ["# dpfuzz audit", "", "```", self.summary(), "```", "", "| trial | d0 | d1 | estimate |", "|---:|---|---|---:|", *rows, ""]
+        )
+
+    def to_html(self) -> str:
+        """A self-contained page: the summary and the search history."""
+        escape = html.escape
+        rows = "".join(
+            f"<tr><td>{record.trial + 1}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
+            f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.score:.4g}</td></tr>"
+            for record in self.history
+        )
+        colour = "#cf222e" if self.violated else "#1a7f37"
+        return (
+            f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audit: {escape(self.mechanism)}</title>'
+            "<style>body{font-family:system-ui,sans-serif;margin:2rem}td,th{border:1px solid #d0d7de;padding:4px 8px}"
+            "table{border-collapse:collapse}</style></head><body>"
+            f'<h1 style="color:{colour}">{escape(self.summary().splitlines()[0])}</h1>'
+            f"<pre>{escape(self.summary())}</pre><h2>Search</h2>"
+            f"<table><tr><th>trial</th><th>d0</th><th>d1</th><th>estimate</th></tr>{rows}</table></body></html>\n"
+        )
 
     def summary(self) -> str:
         """A few lines a person reads first."""

@@ -47,6 +47,7 @@ def test_the_documented_example_runs():
     assert data["verdict"] == "not refuted" and len(data["history"]) == 20
     assert data["samples"] == 100_000 and data["verify_samples"] == 500_000 and data["seed"] == 0
     assert {"numpy", "scipy", "scikit-learn", "python"} <= set(data["versions"])
+    assert "<h1" in report.to_html() and "| trial | d0 | d1 | estimate |" in report.to_markdown()
     # Laplace(1) on a sum of [0, 1] records is exactly 1-DP: the ε lower bound is valid and close.
     assert report.epsilon_lower_bound is None or report.epsilon_lower_bound <= 1.0
 

@@ -1,6 +1,5 @@
 """Campaigns: config validation, store and resume after a kill, Dask, reports in a browser."""
 
-import json
 import os
 import shutil
 import signal

@@ -76,6 +76,7 @@ def test_options_and_markers_change_what_runs(suite, tmp_path):
     )
     result.assert_outcomes(passed=2)
     written = {json.loads(path.read_text())["test"]: json.loads(path.read_text()) for path in reports.glob("*.json")}
+    assert len(list(reports.glob("*.html"))) == 2
     correct, marked = written["test_suite.py::test_correct"], written["test_suite.py::test_marked"]
     assert (correct["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
     assert (marked["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
