@@ -41,7 +41,7 @@ from typing import Callable, Iterable
 from dpfuzz.claims import claim_from_dict
 from dpfuzz.datasets import Domain
 from dpfuzz.errors import ConfigError, DPFuzzError
-from dpfuzz.finders import FINDERS
+from dpfuzz.finders import FINDER_NAMES
 from dpfuzz.store import ResultsStore
 from dpfuzz.targets import is_mechanism, load_attribute
 from dpfuzz.testers import TESTERS, make_tester
@@ -200,8 +200,8 @@ def validate(config: CampaignConfig) -> None:
         if value is not None and (not isinstance(value, int) or value < minimum):
             problems.append(f"{name} must be an int >= {minimum}, got {value!r}")
     for finder in config.finders:
-        if finder not in FINDERS:
-            problems.append(f"finder {finder!r} is not one of {list(FINDERS)}")
+        if finder not in FINDER_NAMES:
+            problems.append(f"finder {finder!r} is not one of {FINDER_NAMES}")
     for target in config.targets:
         tester = target.tester or config.tester
         if tester not in ("entry", "auto", *TESTERS):

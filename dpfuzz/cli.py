@@ -22,7 +22,7 @@ from rich.table import Table
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.datasets import Domain
 from dpfuzz.errors import ConfigError, DPFuzzError
-from dpfuzz.finders import FINDERS
+from dpfuzz.finders import FINDER_NAMES
 from dpfuzz.search import audit
 from dpfuzz.targets import is_mechanism, load_attribute
 from dpfuzz.testers import TESTERS
@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     domain.add_argument("--dtype", choices=["float", "int"])
     search = run.add_argument_group("search")
     search.add_argument("--tester", default="auto", choices=["auto", *TESTERS])
-    search.add_argument("--finder", default="random", choices=list(FINDERS))
+    search.add_argument("--finder", default="random", choices=FINDER_NAMES)
     search.add_argument("--trials", type=int, default=10)
     search.add_argument("--samples", type=int, default=100_000, help="per dataset per trial")
     search.add_argument("--verify-samples", type=int, help="fresh samples per dataset to certify (default: 5 x --samples)")

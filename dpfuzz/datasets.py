@@ -74,6 +74,8 @@ class Domain:
     dim : ``None`` for scalar records, else the length of each vector record.
     dtype : ``"float"`` or ``"int"`` (integer records take every value in [low, high]).
     sensitivity : for ``"linf"``, how far each answer may move between neighbours.
+    distance : neighbours differ in this many records (groups of k under add/remove or
+        substitute; 1 is the usual relation).
     """
 
     low: float | tuple = 0.0
@@ -84,6 +86,7 @@ class Domain:
     dim: int | None = None
     dtype: Literal["float", "int"] = "float"
     sensitivity: float = 1.0
+    distance: int = 1
     _low: np.ndarray = field(init=False, repr=False, compare=False)
     _high: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -100,13 +103,22 @@ class Domain:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
         if self.max_size < self.min_size:
             raise ValueError(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
+        if isinstance(self.distance, bool) or not isinstance(self.distance, int) or self.distance < 1:
+            raise ValueError(f"distance must be a positive int, got {self.distance!r}.")
+        if self.relation == "linf" and self.distance != 1:
+            raise ValueError("relation='linf' moves every answer at once; distance must be 1.")
+        if self.relation == "add_remove" and self.max_size - self.min_size < self.distance:
+            raise ValueError(
+                f"add_remove neighbours at distance {self.distance} need max_size - min_size >= {self.distance}, "
+                f"got {self.min_size}..{self.max_size}; widen the size range."
+            )
         if self.relation == "add_remove" and self.max_size == self.min_size:
             raise ValueError(
                 f"add_remove neighbours differ in size by one, but min_size == max_size == {self.min_size}; "
                 "widen the size range or use relation='substitute'."
             )
-        if self.relation == "substitute" and self.max_size < 1:
-            raise ValueError("substitute neighbours need at least one record: set max_size >= 1.")
+        if self.relation == "substitute" and self.max_size < self.distance:
+            raise ValueError(f"substitute neighbours need at least {self.distance} record(s): set max_size >= {self.distance}.")
         if self.relation == "linf":
             if self.dim is not None or self.min_size != self.max_size or self.min_size < 1:
                 raise ValueError(
@@ -187,17 +199,28 @@ class Domain:
                 raise ValueError("the empty dataset has no substitute neighbour.")
             if np.all(self._low == self._high):
                 raise ValueError(f"the domain holds a single record value ({self.low}); nothing to substitute.")
-            neighbour, index = dataset.copy(), rng.integers(n)
-            while np.array_equal(neighbour[index], dataset[index]):
-                neighbour[index] = self.random_records(1, rng)[0]
-            return neighbour
-        can_add, can_remove = n < self.max_size, n > self.min_size
+            if n < self.distance:
+                raise ValueError(f"a dataset of {n} records has no substitute neighbour at distance {self.distance}.")
+            for _ in range(1000):  # k records out, k different ones in (as multisets)
+                neighbour = dataset.copy()
+                neighbour[rng.choice(n, size=self.distance, replace=False)] = self.random_records(self.distance, rng)
+                if _multiset_difference(dataset, neighbour) == (self.distance, self.distance):
+                    return neighbour
+            raise ValueError(f"found no substitute neighbour at distance {self.distance} of {format_dataset(dataset)}.")
+        k = self.distance
+        can_add, can_remove = n + k <= self.max_size, n - k >= self.min_size
+        if not (can_add or can_remove):
+            raise ValueError(f"a dataset of {n} records has no add/remove neighbour at distance {k} in this domain.")
         if can_add and (not can_remove or rng.random() < 0.5):
-            return np.concatenate([dataset, self.random_records(1, rng)])
-        return np.delete(dataset, rng.integers(n), axis=0)
+            return np.concatenate([dataset, self.random_records(k, rng)])
+        return np.delete(dataset, rng.choice(n, size=k, replace=False), axis=0)
 
     def random_pair(self, rng: np.random.Generator) -> DatasetPair:
-        size_low = max(self.min_size, 1) if self.relation == "substitute" else self.min_size
+        if self.relation == "add_remove":  # the smaller dataset, then k records added; either order
+            smaller = self.random_dataset(rng, size=int(rng.integers(self.min_size, self.max_size - self.distance + 1)))
+            larger = np.concatenate([smaller, self.random_records(self.distance, rng)])
+            return DatasetPair(smaller, larger) if rng.random() < 0.5 else DatasetPair(larger, smaller)
+        size_low = max(self.min_size, self.distance) if self.relation == "substitute" else self.min_size
         d0 = self.random_dataset(rng, size=int(rng.integers(size_low, self.max_size + 1)))
         return DatasetPair(d0, self.random_neighbour(d0, rng))
 
@@ -230,10 +253,11 @@ class Domain:
                 )
             return
         removed, added = _multiset_difference(pair.d0, pair.d1)
+        k = self.distance
         if self.relation == "add_remove":
-            ok = (removed, added) in ((1, 0), (0, 1))
+            ok = (removed, added) in ((k, 0), (0, k))
         else:
-            ok = (removed, added) == (1, 1)
+            ok = (removed, added) == (k, k)
         if not ok:
             raise ValueError(
                 f"{pair!r} are not {self.relation} neighbours: d1 removes {removed} and adds {added} "
@@ -253,6 +277,7 @@ class Domain:
             "dim": self.dim,
             "dtype": self.dtype,
             "sensitivity": self.sensitivity,
+            "distance": self.distance,
         }
 
 

@@ -75,6 +75,12 @@ class AuditReport:
     verify_samples: int
     seconds: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
+    finder_details: dict = field(default_factory=dict)
+
+    def history_pairs(self) -> list[DatasetPair]:
+        """The pairs the finder proposed, in order: ``audit(..., finder=report.history_pairs(),
+        seed=report.seed)`` replays the search exactly."""
+        return [record.pair for record in self.history]
 
     @property
     def bound(self) -> float:
@@ -103,6 +109,7 @@ class AuditReport:
             "domain": self.domain.to_dict(),
             "tester": self.tester,
             "finder": self.finder,
+            "finder_details": self.finder_details,
             "seed": self.seed,
             "trials": self.trials,
             "samples": self.samples,

@@ -3,8 +3,12 @@
 1. **Search.** For each trial the finder proposes a neighbouring pair (d0, d1); the mechanism
    is sampled on both; the tester estimates both directions (fit on one half, evaluate on the
    other). These numbers only *rank* pairs: nothing is claimed from them.
+   Each pair's score, told to the finder, is the larger held-out estimate minus the claim's
+   threshold: positive means the search sample looks like a violation.
 2. **Verify.** The best (pair, direction) of the search has its event fitted on all of that
-   trial's samples, then evaluated on fresh samples drawn for verification. This single
+   trial's samples, then evaluated on fresh samples drawn for verification. (A finder may
+   instead name its own candidate, e.g. a shrunk witness; its event is then fitted on fresh
+   training samples.) This single
    held-out test is the only one that can report a violation, so the whole audit's
    false-alarm probability is the verification's β (shared/methods/bounds.md, "many trials,
    one β"): any number of trials, both directions, without a union bound.
@@ -88,7 +92,7 @@ def audit(
         backward = tester.test(samples1, samples0, claim, beta, rng)
         # Rank by the held-out plug-in estimate: unbiased for the fitted event's divergence,
         # whereas lower bounds favour tiny events whose width is small but whose divergence is 0.
-        score = max(forward.estimate, backward.estimate)
+        score = max(forward.estimate, backward.estimate) - forward.threshold
         finder.tell(pair, score)
         history.append(
             TrialRecord(trial, pair, score, forward, backward, sampled - began, time.perf_counter() - sampled)
@@ -102,6 +106,11 @@ def audit(
 
     _, candidate, train_p, train_q = best
     rng = np.random.default_rng(verify_seed)
+    chosen = _finder_candidate(finder, history)
+    if chosen is not None:  # e.g. a shrunk witness: fit its event on fresh training samples
+        candidate = chosen
+        train_p = draw_samples(mechanism, candidate.d0, samples, rng, output_shape)
+        train_q = draw_samples(mechanism, candidate.d1, samples, rng, output_shape)
     with single_threaded():
         event = tester.fit(train_p, train_q, claim, beta, rng, eval_size=verify_samples)
     fresh_p = draw_samples(mechanism, candidate.d0, verify_samples, rng, output_shape)
@@ -130,7 +139,23 @@ def audit(
         verify_samples=verify_samples,
         seconds={"search": searched - start, "verify": verified - searched, "total": verified - start},
         versions=environment_versions(),
+        finder_details=finder.details() if hasattr(finder, "details") else {},
     )
+
+
+def _finder_candidate(finder, history: list) -> "DatasetPair | None":
+    """The finder's own choice of pair to verify, oriented as its best search direction."""
+    stop = getattr(finder, "stop", None)
+    if stop is not None:
+        stop()
+    choose = getattr(finder, "candidate", None)
+    pair = choose() if choose is not None else None
+    if pair is None:
+        return None
+    for record in history:
+        if record.pair == pair:
+            return pair if record.forward.estimate >= record.backward.estimate else pair.swapped()
+    return pair
 
 
 def _check_arguments(claim, domain, trials, samples, verify_samples, beta, seed) -> None:

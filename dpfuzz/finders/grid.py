@@ -4,7 +4,8 @@
 The lattice has ``points`` values per record coordinate (the same fraction of [low, high] in
 every coordinate) and ``points`` dataset sizes; its corners are the classic patterns and come
 first. When the lattice is exhausted it is refined (2·points − 1) and the new pairs follow,
-so the order is deterministic and no pair is proposed twice.
+so the order is deterministic and no pair is proposed twice; a finite (integer) domain whose
+lattice has nothing new left gets random pairs.
 """
 
 from __future__ import annotations
@@ -26,15 +27,19 @@ class GridFinder:
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         if self.points < 2:
             raise ValueError(f"GridFinder needs points >= 2, got {self.points!r}.")
-        self._domain = domain
+        self._domain, self._rng = domain, rng
         self._points = self.points
         self._seen: set[bytes] = set()
+        self._exhausted = False
         self._pending: list[DatasetPair] = []
 
     def ask(self) -> DatasetPair:
-        while not self._pending:
+        if not self._pending and not self._exhausted:
             self._pending = [pair for pair in self._lattice(self._points) if _key(pair) not in self._seen]
             self._points = 2 * self._points - 1
+            self._exhausted = not self._pending  # a finite (integer) lattice with nothing new
+        if self._exhausted:
+            return self._domain.random_pair(self._rng)
         pair = self._pending.pop(0)
         self._seen.add(_key(pair))
         return pair

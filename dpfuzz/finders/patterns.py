@@ -14,21 +14,22 @@ from dpfuzz.datasets import DatasetPair, Domain
 
 
 def constant_pair(domain: Domain, size: int, base: np.ndarray, other: np.ndarray) -> DatasetPair:
-    """`size` copies of `base`, and its neighbour with one `other` added (or substituted in)."""
+    """`size` copies of `base`, and its neighbour with `distance` copies of `other` added (or
+    substituted in)."""
     records = np.broadcast_to(base, (size,) + domain.record_shape).astype(domain.numpy_dtype)
-    other = np.asarray(other, dtype=domain.numpy_dtype).reshape((1,) + domain.record_shape)
+    others = np.broadcast_to(np.asarray(other, dtype=domain.numpy_dtype), (domain.distance,) + domain.record_shape)
     if domain.relation == "add_remove":
-        return DatasetPair(records.copy(), np.concatenate([records, other]))
+        return DatasetPair(records.copy(), np.concatenate([records, others]))
     changed = records.copy()
-    changed[-1] = other[0]
+    changed[size - domain.distance :] = others
     return DatasetPair(records.copy(), changed)
 
 
 def pattern_sizes(domain: Domain) -> list[int]:
-    """Smallest and largest size of d0 under the relation (d1 may be one larger)."""
+    """Smallest and largest size of d0 under the relation (d1 may be `distance` larger)."""
     if domain.relation == "add_remove":
-        return sorted({domain.min_size, domain.max_size - 1})
-    return sorted({max(domain.min_size, 1), domain.max_size})
+        return sorted({domain.min_size, domain.max_size - domain.distance})
+    return sorted({max(domain.min_size, domain.distance), domain.max_size})
 
 
 def query_directions(k: int) -> list[np.ndarray]:
