@@ -7,7 +7,7 @@
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import ConfigError, DPFuzzError, MechanismError, UnsupportedClaimError, UnsupportedOutputError
-from dpfuzz.finders import GridFinder, RandomFinder
+from dpfuzz.finders import GridFinder, HypothesisFinder, RandomFinder
 from dpfuzz.mechanism import Mechanism, per_call
 from dpfuzz.report import AuditReport, TrialRecord
 from dpfuzz.search import audit
@@ -25,6 +25,7 @@ __all__ = [
     "Domain",
     "GridFinder",
     "HockeyStickTester",
+    "HypothesisFinder",
     "Mechanism",
     "MechanismError",
     "PureDP",

@@ -191,7 +191,7 @@ def _campaign_command(args: argparse.Namespace, console: Console) -> int:
         config, run_id = load_config(args.config), None
     total = len(config.audits())
     console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}", highlight=False)
-    with _progress(console, total) as advance:
+    with _Progress(console, total) as advance:
         run_id = run_campaign(config, store, workers=args.workers, scheduler=args.scheduler, run_id=run_id, on_result=advance)
     console.print(f"run {run_id} finished", highlight=False)
     if not args.no_report:
@@ -222,7 +222,7 @@ def _write_report(store, run_id, out, compare_with, console: Console) -> int:
     return 1 if failing else 0
 
 
-class _progress:
+class _Progress:
     """Rich progress bar on a terminal; one plain log line per audit otherwise."""
 
     def __init__(self, console: Console, total: int):

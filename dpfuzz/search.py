@@ -106,6 +106,8 @@ def audit(
 
     _, candidate, train_p, train_q = best
     rng = np.random.default_rng(verify_seed)
+    if hasattr(finder, "stop"):  # e.g. the Hypothesis finder's helper thread
+        finder.stop()
     chosen = _finder_candidate(finder, history)
     if chosen is not None:  # e.g. a shrunk witness: fit its event on fresh training samples
         candidate = chosen
@@ -145,9 +147,6 @@ def audit(
 
 def _finder_candidate(finder, history: list) -> "DatasetPair | None":
     """The finder's own choice of pair to verify, oriented as its best search direction."""
-    stop = getattr(finder, "stop", None)
-    if stop is not None:
-        stop()
     choose = getattr(finder, "candidate", None)
     pair = choose() if choose is not None else None
     if pair is None:
