@@ -34,6 +34,10 @@ class DatasetPair:
     def swapped(self) -> "DatasetPair":
         return DatasetPair(self.d1, self.d0)
 
+    def key(self) -> bytes:
+        """The pair's contents as bytes: a dictionary key, equal for equal pairs (same dtype)."""
+        return self.d0.tobytes() + b"|" + self.d1.tobytes()
+
     def to_dict(self) -> dict:
         return {"d0": self.d0.tolist(), "d1": self.d1.tolist()}
 

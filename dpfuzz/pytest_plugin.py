@@ -101,7 +101,7 @@ class Auditor:
         Hypothesis does when shrinking) gives the same verdict.
         """
         overrides.setdefault("beta", self._options({})["beta"] / _max_examples(self._request))
-        key = hashlib.sha256(pair.d0.tobytes() + b"|" + pair.d1.tobytes()).hexdigest()
+        key = hashlib.sha256(pair.key()).hexdigest()
         return self._run(mechanism, claim, domain, key, {**overrides, "pair": pair})
 
     def _options(self, overrides: dict) -> dict:

@@ -35,13 +35,13 @@ class GridFinder:
 
     def ask(self) -> DatasetPair:
         if not self._pending and not self._exhausted:
-            self._pending = [pair for pair in self._lattice(self._points) if _key(pair) not in self._seen]
+            self._pending = [pair for pair in self._lattice(self._points) if pair.key() not in self._seen]
             self._points = 2 * self._points - 1
             self._exhausted = not self._pending  # a finite (integer) lattice with nothing new
         if self._exhausted:
             return self._domain.random_pair(self._rng)
         pair = self._pending.pop(0)
-        self._seen.add(_key(pair))
+        self._seen.add(pair.key())
         return pair
 
     def tell(self, pair: DatasetPair, score: float) -> None:
@@ -69,8 +69,8 @@ class GridFinder:
         pairs, keys = [], set()
         for size, base, other in cells:
             pair = constant_pair(domain, int(size), self._record(base), self._record(other))
-            if _key(pair) not in keys and not np.array_equal(pair.d0, pair.d1):
-                keys.add(_key(pair))
+            if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
+                keys.add(pair.key())
                 pairs.append(pair)
         return pairs
 
@@ -78,7 +78,3 @@ class GridFinder:
         domain = self._domain
         record = domain.lower + fraction * (domain.upper - domain.lower)
         return np.round(record) if domain.dtype == "int" else record
-
-
-def _key(pair: DatasetPair) -> bytes:
-    return pair.d0.tobytes() + b"|" + pair.d1.tobytes()

@@ -93,11 +93,11 @@ class VizierFinder:
         unit = np.array([suggestion.parameters[name].value for name in self._names], dtype=float)
         pair = pair_from_unit(self._domain, unit)
         self._count += 1
-        self._pending[_key(pair)] = suggestion.to_trial(self._count)
+        self._pending[pair.key()] = suggestion.to_trial(self._count)
         return pair
 
     def tell(self, pair: DatasetPair, score: float) -> None:
-        trial = self._pending.pop(_key(pair), None)
+        trial = self._pending.pop(pair.key(), None)
         if trial is None:
             return
         trial.complete(self._vz.Measurement({"score": float(score)}))
@@ -116,7 +116,3 @@ def _quiet():
         warnings.filterwarnings("ignore", message="Explicitly requested dtype")
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         yield
-
-
-def _key(pair: DatasetPair) -> bytes:
-    return pair.d0.tobytes() + b"|" + pair.d1.tobytes()
