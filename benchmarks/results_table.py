@@ -18,11 +18,16 @@ def environment() -> str:
     )
 
 
-def write(name: str, lines: list[str], quick: bool) -> Path:
-    """Write `lines` to benchmarks/results/NAME.md (quick mode: results/quick/) and print them."""
+def results_path(name: str, suffix: str, quick: bool) -> Path:
+    """benchmarks/results/NAME.SUFFIX, or results/quick/ in quick mode (not committed)."""
     out_dir = Path(__file__).parent / "results" / ("quick" if quick else "")
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{name}.md"
+    return out_dir / f"{name}.{suffix}"
+
+
+def write(name: str, lines: list[str], quick: bool) -> Path:
+    """Write `lines` to benchmarks/results/NAME.md (quick mode: results/quick/) and print them."""
+    path = results_path(name, "md", quick)
     path.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"written to {path}")

@@ -9,16 +9,19 @@ audit(trials=T) searches the first T trials of audit(trials=50) (the trial seeds
 and verifies the best candidate so far, so T is found by doubling T until the audit refutes,
 then checking in order the trials of the last interval at which the best candidate changed.
 Budget per trial: 20,000 samples, verification on 100,000; each entry's own tester.
-Writes benchmarks/results/trials_to_find.md.
+Each finder's column is kept in benchmarks/results/trials_to_find.json, so finders can be run
+separately (the vizier column takes hours); the table benchmarks/results/trials_to_find.md
+shows every finder measured with the same seeds and cap.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 
-from results_table import environment, write
+from results_table import environment, results_path, write
 
 from dpfuzz import RandomFinder, audit
 from dpfuzz.finders import make_finder
@@ -59,10 +62,19 @@ def trials_to_refute(item, name: str, seed: int, cap: int) -> int | None:
     return high
 
 
+ORDER = ["random", "sobol", "grid", "hypothesis", "vizier"]
+
+
+def cell(trials: list[int | None], cap: int, seconds: float) -> str:
+    mean = statistics.mean(cap if value is None else value for value in trials)
+    missed = sum(value is None for value in trials)
+    return f"{mean:.1f}" + (f" ({missed} missed)" if missed else "") + f", {seconds:.0f} s"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two entries, two finders, one seed, cap 5")
-    parser.add_argument("--finders", default="random,sobol,grid,hypothesis,vizier")
+    parser.add_argument("--finders", default=",".join(ORDER))
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--cap", type=int, default=50)
     args = parser.parse_args()
@@ -72,25 +84,32 @@ def main() -> None:
     entries = catalogue(satisfies=False)
     if args.quick:
         entries = [item for item in entries if item.name in ("NonDPLaplaceMean1", "SVT5")]
-    rows = []
-    for item in entries:
-        cells = []
-        for name in names:
+    store = results_path("trials_to_find", "json", args.quick)
+    columns = json.loads(store.read_text()) if store.exists() else {}
+    for name in names:
+        columns[name] = {"seeds": seeds, "cap": cap, "date": environment(), "entries": {}}
+        for item in entries:
             start = time.perf_counter()
             found = [trials_to_refute(item, name, seed, cap) for seed in range(seeds)]
-            mean = statistics.mean(cap if value is None else value for value in found)
-            missed = sum(value is None for value in found)
-            cells.append(f"{mean:.1f}" + (f" ({missed} missed)" if missed else "") + f", {time.perf_counter() - start:.0f} s")
-            print(item.name, name, cells[-1], flush=True)
-        rows.append(f"| {item.name} | " + " | ".join(cells) + " |")
+            columns[name]["entries"][item.name] = {"trials": found, "seconds": time.perf_counter() - start}
+            store.write_text(json.dumps(columns, indent=1))  # a finished cell is never lost
+            print(item.name, name, cell(found, cap, columns[name]["entries"][item.name]["seconds"]), flush=True)
+    shown = [name for name in ORDER if columns.get(name, {}).get("seeds") == seeds and columns[name]["cap"] == cap]
+    rows = [
+        f"| {item.name} | "
+        + " | ".join(cell(**columns[name]["entries"][item.name], cap=cap) if item.name in columns[name]["entries"] else "–" for name in shown)
+        + " |"
+        for item in entries
+    ]
     lines = [
         "# Trials to refute (paper 002, Table 2 analogue)",
         "",
         f"{environment()}. Mean over {seeds} seed(s) of the trials until the audit refutes the claim,",
         f"capped at {cap} (a miss counts as {cap}); then the seconds for all seeds.",
+        "Measured per finder on: " + "; ".join(f"{name} {columns[name]['date'].split(',')[0]}" for name in shown) + ".",
         "",
-        "| mechanism | " + " | ".join(names) + " |",
-        "|---|" + "---|" * len(names),
+        "| mechanism | " + " | ".join(shown) + " |",
+        "|---|" + "---|" * len(shown),
         *rows,
     ]
     write("trials_to_find", lines, args.quick)

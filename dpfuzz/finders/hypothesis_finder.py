@@ -1,6 +1,8 @@
 """Hypothesis-driven search: targeted generation towards larger divergence, then shrinking.
 
-Hypothesis runs the search in a helper thread: its test function hands each generated pair to
+Hypothesis runs the search in a helper thread. The classic patterns (`patterns.classic_pairs`)
+come first as explicit examples; a failing pattern ends the search unshrunk (it is already
+simple). Otherwise its test function hands each generated pair to
 the audit loop (`ask`), waits for the score (`tell`), reports it with ``hypothesis.target`` so
 the targeted phase climbs towards larger divergence, and *fails* on a positive score (the
 search sample looks violating). Hypothesis then shrinks that failing pair towards the simplest
@@ -15,9 +17,10 @@ import queue
 import threading
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, seed, settings, target
+from hypothesis import HealthCheck, Phase, example, given, seed, settings, target
 
 from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.finders.patterns import classic_pairs
 from dpfuzz.strategies import neighbouring_pairs
 
 _STOP = object()
@@ -37,19 +40,21 @@ class HypothesisFinder:
     Parameters
     ----------
     shrink : shrink a pair whose score is positive (default True).
+    patterns : try `classic_pairs` first, as explicit examples (default True).
     """
 
     name = "hypothesis"
 
-    def __init__(self, shrink: bool = True):
+    def __init__(self, shrink: bool = True, patterns: bool = True):
         self.shrink = shrink
+        self.patterns = patterns
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         self._asks: queue.Queue = queue.Queue(maxsize=1)
         self._scores: queue.Queue = queue.Queue(maxsize=1)
         self._failing: list[DatasetPair] = []
         self._stopping = False
-        phases = [Phase.generate, Phase.target] + ([Phase.shrink] if self.shrink else [])
+        phases = [Phase.explicit, Phase.generate, Phase.target] + ([Phase.shrink] if self.shrink else [])
         search_seed = int(rng.integers(2**32))
 
         @settings(
@@ -72,6 +77,9 @@ class HypothesisFinder:
             if score > 0:
                 self._failing.append(pair)
                 raise _LooksViolating
+
+        for pair in reversed(classic_pairs(domain) if self.patterns else []):
+            explore = example(pair=pair)(explore)  # the outermost @example runs first
 
         def run() -> None:
             try:

@@ -69,18 +69,19 @@ class VizierFinder:
         for name in self._names:
             problem.search_space.root.add_float_param(name, 0.0, 1.0)
         problem.metric_information.append(vz.MetricInformation("score", goal=vz.ObjectiveMetricGoal.MAXIMIZE))
-        self._designer = gp_bandit.VizierGPBandit(
-            problem,
-            rng=jax.random.PRNGKey(int(rng.integers(2**31))),
-            acquisition_optimizer_factory=vectorized_base.VectorizedOptimizerFactory(
-                strategy_factory=eagle_strategy.VectorizedEagleStrategyFactory(),
-                max_evaluations=self.max_evaluations,
-                suggestion_batch_size=25,
-            ),
-            num_seed_trials=self.seed_trials,
-            ard_random_restarts=1,
-            padding_schedule=padding.PaddingSchedule(num_trials=padding.PaddingType.POWERS_OF_2),
-        )
+        with _quiet():  # the GP's construction warns about float32 too
+            self._designer = gp_bandit.VizierGPBandit(
+                problem,
+                rng=jax.random.PRNGKey(int(rng.integers(2**31))),
+                acquisition_optimizer_factory=vectorized_base.VectorizedOptimizerFactory(
+                    strategy_factory=eagle_strategy.VectorizedEagleStrategyFactory(),
+                    max_evaluations=self.max_evaluations,
+                    suggestion_batch_size=25,
+                ),
+                num_seed_trials=self.seed_trials,
+                ard_random_restarts=1,
+                padding_schedule=padding.PaddingSchedule(num_trials=padding.PaddingType.POWERS_OF_2),
+            )
         self._pending: dict[bytes, object] = {}
         self._count = 0
         self.latencies: list[float] = []
