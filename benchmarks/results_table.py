@@ -1,4 +1,4 @@
-"""Shared by the benchmarks: the environment line and writing a result table."""
+"""Shared by the benchmarks: the environment line, result files, and testing both directions."""
 
 from __future__ import annotations
 
@@ -31,4 +31,21 @@ def write(name: str, lines: list[str], quick: bool) -> Path:
     path.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"written to {path}")
+    return path
+
+
+def both_directions(tester, samples0, samples1, claim, beta: float, rng: np.random.Generator):
+    """The tester's results on (P, Q) and (Q, P) at β/2 each: together valid at 1 − β."""
+    return [tester.test(samples0, samples1, claim, beta / 2, rng), tester.test(samples1, samples0, claim, beta / 2, rng)]
+
+
+def refuted_either_way(tester, samples0, samples1, claim, beta: float, rng: np.random.Generator) -> bool:
+    """Whether either direction refutes the claim (false-alarm probability ≤ β)."""
+    return any(result.violated for result in both_directions(tester, samples0, samples1, claim, beta, rng))
+
+
+def save_figure(figure, name: str, quick: bool) -> Path:
+    """Save a matplotlib figure as benchmarks/results/NAME.png (quick mode: results/quick/)."""
+    path = results_path(name, "png", quick)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
     return path

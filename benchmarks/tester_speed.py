@@ -1,10 +1,11 @@
-"""Seconds and bound of one estimate per tester vs samples per side (1-D outputs).
+"""Seconds and bound of one estimate per tester vs samples per side, 1-D outputs (paper 002, Fig. 1a).
 
     python benchmarks/tester_speed.py           # n in {5·10^4, 10^5, 5·10^5, 10^6}, 3 repetitions
     python benchmarks/tester_speed.py --quick   # smoke test (CI)
 
 Pair: Lap(0, 1) against Lap(1, 1). Claims: PureDP(0.5) for hockey_stick, histogram and mmd,
-RenyiDP(2, 0.1) for renyi. Writes benchmarks/results/tester_speed.md (quick: results/quick/).
+RenyiDP(2, 0.1) for renyi. Writes benchmarks/results/tester_speed.md and tester_speed.png
+(quick: results/quick/).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import statistics
 import time
 
 import numpy as np
-from results_table import environment, write
+from results_table import environment, save_figure, write
 
 from dpfuzz import PureDP, RenyiDP
 from dpfuzz.testers import TESTERS
@@ -26,7 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [10_000] if args.quick else [50_000, 100_000, 500_000, 1_000_000]
     repetitions = 1 if args.quick else 3
-    rows = []
+    rows, curves = [], {}
     for name, tester_class in TESTERS.items():
         claim = RenyiDP(2.0, 0.1) if name == "renyi" else PureDP(0.5)
         tester = tester_class()
@@ -39,6 +40,7 @@ def main() -> None:
                 result = tester.test(p, q, claim, 0.05, rng)
                 seconds.append(time.perf_counter() - start)
                 bounds.append(result.bound)
+            curves.setdefault(name, []).append(statistics.median(seconds))
             rows.append(f"| {name} | {n:,} | {statistics.median(seconds):.3f} | {np.mean(bounds):.4f} | {result.divergence} |")
     lines = [
         "# Tester speed",
@@ -51,8 +53,31 @@ def main() -> None:
         "| tester | samples per side | seconds | bound | divergence |",
         "|---|---:|---:|---:|---|",
         *rows,
+        "",
+        "The published implementation (paper 002, Fig. 1a, one CPU) took about 2.5 s (hockey-stick), 2.7 s (Rényi)",
+        "and 1.0 s (MMD) at 5·10^4 samples.",
+        "",
+        "![tester speed](tester_speed.png)",
     ]
+    plot(sizes, curves, args.quick)
     write("tester_speed", lines, args.quick)
+
+
+def plot(sizes: list[int], curves: dict[str, list[float]], quick: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 4))
+    for name, seconds in curves.items():
+        axis.plot(sizes, seconds, "o-", label=name)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("samples per side")
+    axis.set_ylabel("seconds per estimate (2 cores)")
+    axis.legend()
+    save_figure(figure, "tester_speed", quick)
 
 
 if __name__ == "__main__":

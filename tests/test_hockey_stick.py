@@ -13,6 +13,7 @@ import pytest
 
 from dpfuzz import ApproxDP, HockeyStickTester, PureDP, RenyiDP, UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz import divergences
+from dpfuzz.testers.hockey_stick import count_in
 
 BETA = 0.05
 REPETITIONS = 200
@@ -185,3 +186,17 @@ def test_vector_outputs_have_no_false_alarms_between_identical_distributions():
     )
     print(f"identical 3-D Gaussians: flagged {flagged}/100 at epsilon = 0")
     assert flagged <= 5
+
+
+def test_counts_from_chunks_certify_exactly_what_the_whole_sample_certifies():
+    rng = np.random.default_rng(3)
+    claim, tester = PureDP(0.5), HockeyStickTester()
+    event = tester.fit(rng.laplace(0, 1, 20_000), rng.laplace(1, 1, 20_000), claim, BETA, rng)
+    test0, test1 = rng.laplace(0, 1, 30_000), rng.laplace(1, 1, 30_000)
+    whole = tester.evaluate(event, test0, test1, claim, BETA)
+    counts = [
+        (sum(count_in(event, chunk) for chunk in np.array_split(test, 7)), len(test)) for test in (test0, test1)
+    ]
+    chunked = tester.certify_counts(event, counts[0], counts[1], claim, BETA)
+    assert chunked.details == whole.details and chunked.bound == whole.bound
+    assert 0 < chunked.details["count_p"] < len(test0)

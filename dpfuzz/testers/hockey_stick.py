@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -28,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dpfuzz.claims import ApproxDP, Claim, RenyiDP
 from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices, split_halves
+from dpfuzz.testers.base import HeldOutTester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, fit_interval_event
 from dpfuzz.testers.models import candidate_models
@@ -116,11 +117,16 @@ class HockeyStickTester(HeldOutTester):
     ) -> TestResult:
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
         start = time.perf_counter()
+        paired_matrices(test0, test1)  # checks that both sides have outputs of the same size
+        result = self.certify_counts(event, (count_in(event, test0), len(test0)), (count_in(event, test1), len(test1)), claim, beta)
+        return replace(result, seconds=time.perf_counter() - start)
+
+    def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
+        """The certificate from held-out counts (k, n) of the event under P and under Q, so
+        verification samples can be drawn and counted in chunks (any number of them)."""
         self.check_claim(claim)
         beta = check_beta(beta)
-        x0, x1 = paired_matrices(test0, test1)
-        n_p, n_q = len(x0), len(x1)
-        k_p, k_q = int(_contains(event, x0).sum()), int(_contains(event, x1).sum())
+        (k_p, n_p), (k_q, n_q) = counts_p, counts_q
         p_lo = float(clopper_pearson_lower(k_p, n_p, beta / 2))
         q_hi = float(clopper_pearson_upper(k_q, n_q, beta / 2))
         p_hat, q_hat = k_p / n_p, k_q / n_q
@@ -150,7 +156,6 @@ class HockeyStickTester(HeldOutTester):
             event=event.describe(),
             num_samples=(n_p, n_q),
             details={"count_p": k_p, "count_q": k_q, "p_lower": p_lo, "q_upper": q_hi},
-            seconds=time.perf_counter() - start,
         )
 
     # -- internals -------------------------------------------------------------------------
@@ -186,5 +191,7 @@ def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None
     return value if value > 0 else None
 
 
-def _contains(event: IntervalEvent | ScoreEvent, x: np.ndarray) -> np.ndarray:
-    return event.contains(x[:, 0]) if isinstance(event, IntervalEvent) else event.contains(x)
+def count_in(event: IntervalEvent | ScoreEvent, samples: np.ndarray) -> int:
+    """How many of `samples` fall in the event."""
+    x = as_feature_matrix(samples, "samples")
+    return int((event.contains(x[:, 0]) if isinstance(event, IntervalEvent) else event.contains(x)).sum())

@@ -1,0 +1,79 @@
+"""Collect every benchmark's result table into benchmarks/RESULTS.md, with machine and versions.
+
+    python benchmarks/collect.py           # after running the benchmarks (see RESULTS.md)
+    python benchmarks/collect.py --quick   # from results/quick/ into results/quick/RESULTS.md (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+from datetime import date
+from importlib import metadata
+from pathlib import Path
+
+# (result file, command, what it reproduces), in reading order.
+EXPERIMENTS = [
+    ("detection_rate", "python benchmarks/detection_rate.py", "paper 002, Table 1"),
+    ("trials_to_find", "python benchmarks/trials_to_find.py", "paper 002, Table 2"),
+    ("tester_speed", "python benchmarks/tester_speed.py", "paper 002, Figure 1"),
+    ("scaled_gd", "python benchmarks/scaled_gd.py", "paper 002, Figure 2"),
+    ("sample_size", "python benchmarks/sample_size.py", "paper 002, Figure 3a"),
+    ("certified_epsilon", "python benchmarks/certified_epsilon.py", "DP-Sniper's ε lower bounds at ε = 0.1"),
+    ("tightness", "python benchmarks/tightness.py", "ε lower bound / true ε against samples"),
+    ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
+    ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
+    ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
+]
+PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib"]
+
+
+def machine() -> str:
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    versions = []
+    for package in PACKAGES:
+        try:
+            versions.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{package} (not installed)")
+    return (
+        f"Collected {date.today()} on {platform.platform()}, {os.cpu_count()} cores, {memory:.0f} GiB, no GPU; "
+        f"Python {platform.python_version()}, dpfuzz {metadata.version('dpfuzz')}, " + ", ".join(versions) + "."
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="collect the quick-mode results (CI)")
+    args = parser.parse_args()
+    here = Path(__file__).parent
+    results = here / "results" / ("quick" if args.quick else "")
+    out = results / "RESULTS.md" if args.quick else here / "RESULTS.md"
+    prefix = "" if args.quick else "results/"
+    lines = [
+        "# dpfuzz benchmark results",
+        "",
+        machine(),
+        "Each section's own line gives the date it was measured. Every command takes `--quick`",
+        "(a smoke test that CI runs); `python benchmarks/collect.py` rebuilds this file.",
+        "",
+    ]
+    for name, command, what in EXPERIMENTS:
+        path = results / f"{name}.md"
+        lines += [f"## {what}", "", f"`{command}`", ""]
+        if not path.exists():
+            lines += ["*(not run yet)*", ""]
+            continue
+        body = path.read_text().splitlines()
+        body = [line for line in body if not line.startswith("# ")]  # the section heading replaces it
+        while body and not body[0].strip():
+            body.pop(0)
+        lines += [line.replace("](", f"]({prefix}") if line.startswith("![") else line for line in body]
+        lines.append("")
+    out.write_text("\n".join(lines))
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
