@@ -57,6 +57,7 @@ from hypothesis import strategies as st  # noqa: E402
 from dpfuzz import audit  # noqa: E402
 from dpfuzz.finders import HypothesisFinder  # noqa: E402
 from dpfuzz.finders.parameterization import dimension, pair_from_unit  # noqa: E402
+from dpfuzz.finders.patterns import classic_units  # noqa: E402
 from dpfuzz.strategies import neighbouring_pairs  # noqa: E402
 from mechanisms import entry  # noqa: E402
 
@@ -91,6 +92,23 @@ def test_strategies_and_finders_respect_every_relation(domain, rng):
             domain.validate_pair(finder.ask())
 
 
+@pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
+def test_classic_units_are_the_classic_pairs_on_the_unit_cube(domain):
+    assert [pair_from_unit(domain, unit) for unit in classic_units(domain)] == classic_pairs(domain)
+
+
+def test_hypothesis_finder_tries_the_classic_patterns_first(rng):
+    domain = RELATIONS[0]
+    finder = HypothesisFinder()
+    finder.start(domain, rng)
+    proposed = []
+    for _ in classic_pairs(domain):
+        proposed.append(finder.ask())
+        finder.tell(proposed[-1], -1.0)
+    finder.stop()
+    assert proposed == classic_pairs(domain)
+
+
 def test_groups_of_k_records_are_neighbours():
     domain = Domain(min_size=0, max_size=5, distance=2)
     domain.validate_pair(DatasetPair(np.array([0.1]), np.array([0.1, 0.5, 0.7])))
@@ -117,7 +135,8 @@ def test_hypothesis_finder_shrinks_the_witness_reproducibly(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     item = entry("NonDPLaplaceMean1")
     reports = [
-        audit(item(), item.claim(), item.domain(), finder=HypothesisFinder(), trials=30, samples=20_000, seed=4) for _ in range(2)
+        audit(item(), item.claim(), item.domain(), finder=HypothesisFinder(patterns=False), trials=30, samples=20_000, seed=4)
+        for _ in range(2)
     ]
     first, second = reports
     assert first.violated and first.history_pairs() == second.history_pairs() and first.witness == second.witness
@@ -159,6 +178,8 @@ def test_vizier_finder_audits_reproducibly():
         audit(item(), item.claim(), item.domain(), finder="vizier", trials=10, samples=20_000, seed=1) for _ in range(2)
     ]
     assert reports[0].violated and reports[0].history_pairs() == reports[1].history_pairs()
+    patterns = classic_pairs(item.domain())
+    assert reports[0].history_pairs()[: len(patterns)] == patterns  # then the GP's suggestions
     latency = reports[0].finder_details["median_suggestion_seconds"]
     print(f"vizier: median suggestion latency {latency:.2f} s")
     assert latency is not None

@@ -63,3 +63,25 @@ def classic_pairs(domain: Domain) -> list[DatasetPair]:
         for base, other in ((high, low), (low, high)):
             pairs.append(constant_pair(domain, size, base, other))
     return pairs
+
+
+def classic_units(domain: Domain) -> list[np.ndarray]:
+    """`classic_pairs` as points of the unit cube (`parameterization.pair_from_unit` maps each
+    to the same pair), so optimisers over the cube (Vizier) can start from them."""
+    from dpfuzz.finders.parameterization import dimension, record_width
+
+    if domain.relation == "linf":
+        n, middle = domain.max_size, (float(domain.lower) + float(domain.upper)) / 2
+        base = 0.5
+        if domain.dtype == "int":  # the coordinate whose integer record is floor(middle)
+            base = (np.floor(middle) - float(domain.lower) + 0.5) / (float(domain.upper) - float(domain.lower) + 1)
+        return [np.concatenate([np.full(n, base), (direction + 1) / 2]) for direction in query_directions(n)]
+    pool, extra = domain.max_size * record_width(domain), domain.distance * record_width(domain)
+    order = 0.0 if domain.relation == "add_remove" else 1.0  # d0 the smaller / replace the last records
+    sizes = [0.0, 1.0] if len(pattern_sizes(domain)) == 2 else [0.0]
+    units = []
+    for size in sizes:
+        for base, other in ((1.0, 0.0), (0.0, 1.0)):
+            units.append(np.concatenate([[size, order], np.full(pool, base), np.full(extra, other)]))
+    assert all(len(unit) == dimension(domain) for unit in units)
+    return units

@@ -1,7 +1,8 @@
 """Bayesian search with google-vizier's GP bandit (DP-Auditorium §5), driven in-process.
 
 Each pair is a point of the unit cube (`parameterization`); the designer suggests a point,
-the audit scores its pair, and the score completes the trial. The designer is seeded from the
+the audit scores its pair, and the score completes the trial. The classic patterns come first
+(`patterns.classic_units`), as trials the GP learns from like its own. The designer is seeded from the
 audit's generator (reproducible) and tuned for latency as measured on this 2-core machine
 (shared/methods/finders.md): a vectorised Eagle acquisition optimiser with 2,000 evaluations,
 one ARD restart, power-of-two padding of the trial count, and JAX's persistent compilation
@@ -23,6 +24,7 @@ import numpy as np
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import ConfigError
 from dpfuzz.finders.parameterization import dimension, pair_from_unit
+from dpfuzz.finders.patterns import classic_units
 
 _CACHE = Path(os.environ.get("DPFUZZ_JAX_CACHE", Path.home() / ".cache" / "dpfuzz" / "jax"))
 
@@ -50,15 +52,17 @@ class VizierFinder:
 
     Parameters
     ----------
-    seed_trials : random suggestions before the GP takes over.
+    seed_trials : random suggestions before the GP takes over (the patterns count).
     max_evaluations : acquisition-optimiser budget per suggestion.
+    patterns : propose `classic_units` first (default True).
     """
 
     name = "vizier"
 
-    def __init__(self, seed_trials: int = 3, max_evaluations: int = 2000):
+    def __init__(self, seed_trials: int = 3, max_evaluations: int = 2000, patterns: bool = True):
         self.seed_trials = seed_trials
         self.max_evaluations = max_evaluations
+        self.patterns = patterns
         _vizier()  # fail at construction, with the install hint, when the extra is missing
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
@@ -83,18 +87,24 @@ class VizierFinder:
                 padding_schedule=padding.PaddingSchedule(num_trials=padding.PaddingType.POWERS_OF_2),
             )
         self._pending: dict[bytes, object] = {}
+        self._queue = classic_units(domain) if self.patterns else []
         self._count = 0
         self.latencies: list[float] = []
 
     def ask(self) -> DatasetPair:
-        start = time.perf_counter()
-        with _quiet():
-            suggestion = self._designer.suggest(1)[0]
-        self.latencies.append(time.perf_counter() - start)
-        unit = np.array([suggestion.parameters[name].value for name in self._names], dtype=float)
-        pair = pair_from_unit(self._domain, unit)
         self._count += 1
-        self._pending[pair.key()] = suggestion.to_trial(self._count)
+        if self._queue:
+            unit = self._queue.pop(0)
+            trial = self._vz.Trial(id=self._count, parameters=dict(zip(self._names, map(float, unit))))
+        else:
+            start = time.perf_counter()
+            with _quiet():
+                suggestion = self._designer.suggest(1)[0]
+            self.latencies.append(time.perf_counter() - start)
+            unit = np.array([suggestion.parameters[name].value for name in self._names], dtype=float)
+            trial = suggestion.to_trial(self._count)
+        pair = pair_from_unit(self._domain, unit)
+        self._pending[pair.key()] = trial
         return pair
 
     def tell(self, pair: DatasetPair, score: float) -> None:
