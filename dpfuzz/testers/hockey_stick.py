@@ -168,10 +168,18 @@ class HockeyStickTester(HeldOutTester):
             alpha /= candidates
 
         def objective(k_p, k_q, n_p, n_q):
-            if eval_size is not None:  # same proportions, held-out sample size
-                k_p, k_q, n_p, n_q = k_p * (eval_size / n_p), k_q * (eval_size / n_q), eval_size, eval_size
-            p_lo = wilson_lower(k_p, n_p, alpha)
-            q_hi = wilson_upper(k_q, n_q, alpha)
+            if self.objective == "epsilon" and not isinstance(claim, RenyiDP) and eval_size is not None:
+                # Pessimistic p and q from the training counts, then the bound they would give
+                # on the held-out size: scaling the counts alone would trust a training count
+                # of 0 as an exact 0, and a larger held-out sample would pick a lucky tiny event.
+                k_p, k_q = wilson_lower(k_p, n_p, alpha) * eval_size, wilson_upper(k_q, n_q, alpha) * eval_size
+                n_p = n_q = eval_size
+                p_lo, q_hi = wilson_lower(k_p, n_p, beta / 2), wilson_upper(k_q, n_q, beta / 2)
+            else:
+                if eval_size is not None:  # same proportions, held-out sample size
+                    k_p, k_q, n_p, n_q = k_p * (eval_size / n_p), k_q * (eval_size / n_q), eval_size, eval_size
+                p_lo = wilson_lower(k_p, n_p, alpha)
+                q_hi = wilson_upper(k_q, n_q, alpha)
             if isinstance(claim, RenyiDP):
                 return binary_renyi(p_lo, q_hi, claim.alpha)
             if self.objective == "epsilon":
