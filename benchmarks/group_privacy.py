@@ -24,7 +24,7 @@ import argparse
 import math
 
 import numpy as np
-from results_table import both_directions, environment, save_figure, write
+from results_table import both_directions, environment, save_figure, subplots, write
 from scipy import integrate, stats
 
 from dpfuzz.testers import RenyiTester
@@ -85,12 +85,7 @@ def main() -> None:
         print(rows[-1], flush=True)
     single = _poisson_claim(Q, SIGMA, STEPS, ALPHA).epsilon
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = subplots(figsize=(6, 4))
     axis.plot(groups, [row[1] for row in rows], "o-", label="(a) generic group bound")
     axis.plot(groups, [row[2] for row in rows], "s-", label="(b) dominating pair (exact)")
     axis.plot(groups, [max(row[3], 1e-3) for row in rows], "^--", label="certified lower bound")
@@ -110,6 +105,10 @@ def main() -> None:
         "| k | (a) generic group bound | (b) dominating pair (true) | (a)/(b) | certified lower bound | estimate |",
         "|---:|---:|---:|---:|---:|---:|",
         *[f"| {k} | {a:.4f} | {b:.4f} | {a / b:.1f}× | {bound:.4f} | {estimate:.4f} |" for k, a, b, bound, estimate in rows],
+        "",
+        "Samples bound what can be certified: a Rényi divergence much above ln n (≈ 13.8 at n = 10^6) rests on",
+        "events too rare to observe, so at k ≥ 4 the certified bounds show only that the truth is large; they",
+        "stay below (b) at every k, as they must.",
         "",
         "![group privacy](group_privacy.png)",
     ]

@@ -44,6 +44,16 @@ def refuted_either_way(tester, samples0, samples1, claim, beta: float, rng: np.r
     return any(result.violated for result in both_directions(tester, samples0, samples1, claim, beta, rng))
 
 
+def subplots(*args, **kwargs):
+    """matplotlib's `subplots` on the non-interactive Agg backend (matplotlib is the `report` extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(*args, **kwargs)
+
+
 def save_figure(figure, name: str, quick: bool) -> Path:
     """Save a matplotlib figure as benchmarks/results/NAME.png (quick mode: results/quick/)."""
     path = results_path(name, "png", quick)

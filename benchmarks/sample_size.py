@@ -17,7 +17,7 @@ import argparse
 import math
 
 import numpy as np
-from results_table import environment, save_figure, write
+from results_table import environment, save_figure, subplots, write
 from scipy import integrate, stats
 
 from dpfuzz.testers import HockeyStickTester
@@ -67,12 +67,7 @@ def main() -> None:
     seeds = 2 if args.quick else 10
     truths = {"NonDPGaussianMean1 (ε = 1, δ = 0.01)": gaussian_mean1_truth(1.0, 0.01)}
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, len(SETUPS), figsize=(11, 4))
+    figure, axes = subplots(1, len(SETUPS), figsize=(11, 4))
     lines = [
         "# Sample size: divergence estimate and certified bound against n (paper 002, Figure 3a)",
         "",

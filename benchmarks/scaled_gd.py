@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 import numpy as np
-from results_table import both_directions, environment, save_figure, write
+from results_table import both_directions, environment, save_figure, subplots, write
 
 from dpfuzz.testers import RenyiTester
 from mechanisms import entry
@@ -49,13 +49,8 @@ def sweep(factors: list[float], runs: int, samples: int) -> list[dict]:
 
 
 def plot(rows: list[dict], quick: bool) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     s = [row["s"] for row in rows]
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = subplots(figsize=(6, 4))
     axis.plot(s, [row["true"] for row in rows], "k-", label="true $R_2$")
     axis.plot(s, [row["estimate"] for row in rows], "o--", label="estimate (mean)")
     axis.plot(s, [row["bound"] for row in rows], "s-", label="certified lower bound (mean)")

@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 import numpy as np
-from results_table import both_directions, environment, save_figure, write
+from results_table import both_directions, environment, save_figure, subplots, write
 from scipy.optimize import brentq
 
 from dpfuzz import ApproxDP, PureDP
@@ -78,12 +78,7 @@ def main() -> None:
             print(name, samples, values, flush=True)
         table.append(f"| {name} | {true_epsilon:.4f} | " + " | ".join(f"{value:.3f}" for value in curves[name]) + " |")
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = subplots(figsize=(6, 4))
     for name, values in curves.items():
         axis.plot(sizes, values, "o-", label=name)
     axis.axhline(1.0, color="k", linestyle=":")
