@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.finders.parameterization import dimension, record_width
 
 
 def constant_pair(domain: Domain, size: int, base: np.ndarray, other: np.ndarray) -> DatasetPair:
@@ -68,8 +69,6 @@ def classic_pairs(domain: Domain) -> list[DatasetPair]:
 def classic_units(domain: Domain) -> list[np.ndarray]:
     """`classic_pairs` as points of the unit cube (`parameterization.pair_from_unit` maps each
     to the same pair), so optimisers over the cube (Vizier) can start from them."""
-    from dpfuzz.finders.parameterization import dimension, record_width
-
     if domain.relation == "linf":
         n, middle = domain.max_size, (float(domain.lower) + float(domain.upper)) / 2
         base = 0.5

@@ -2,8 +2,8 @@
 
 Each pair is a point of the unit cube (`parameterization`); the designer suggests a point,
 the audit scores its pair, and the score completes the trial. The classic patterns come first
-(`patterns.classic_units`), as trials the GP learns from like its own. The designer is seeded from the
-audit's generator (reproducible) and tuned for latency as measured on this 2-core machine
+(`patterns.classic_units`), as trials the GP learns from like its own. The designer is seeded
+from the audit's generator (reproducible) and tuned for latency as measured on this 2-core machine
 (shared/methods/finders.md): a vectorised Eagle acquisition optimiser with 2,000 evaluations,
 one ARD restart, power-of-two padding of the trial count, and JAX's persistent compilation
 cache, so a suggestion costs about 0.3 s instead of 10–14 s with the defaults. Install with
