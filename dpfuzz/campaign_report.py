@@ -129,7 +129,8 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
     axis.set_xlabel("trial")
     axis.set_ylabel("search estimate of the divergence")
     axis.set_title("Divergence estimate per trial (known bugs)")
-    axis.legend(fontsize=7)
+    if bugs:  # a campaign without known bugs has an empty plot and nothing to label
+        axis.legend(fontsize=7)
     images["trials"] = _png(figure, plt)
     return images
 
