@@ -55,6 +55,11 @@ CHUNK = 1_000_000
 BETA = 0.05
 
 
+def parameters(item) -> dict:
+    """ε = 0.1 where the entry takes an ε; RAPPOR and OneTimeRAPPOR run at their defaults."""
+    return {"epsilon": 0.1} if "epsilon" in item.defaults else {}
+
+
 def certify(name: str, fit_samples: int, certify_samples: int, seed: int = 0) -> tuple[float | None, float]:
     """The certified ε lower bound (None if nothing positive) and the seconds it took.
 
@@ -63,7 +68,7 @@ def certify(name: str, fit_samples: int, certify_samples: int, seed: int = 0) ->
     it gives on the other half; only the best event is certified, once, on fresh samples.
     """
     item = entry(name)
-    params = {"epsilon": 0.1} if "epsilon" in item.defaults else {}
+    params = parameters(item)
     mechanism = item(**params)
     claim = PureDP(item.claim(**params).epsilon)
     rng = np.random.default_rng(seed)
@@ -97,7 +102,7 @@ def main() -> None:
     for name in names:
         sniper_name, published = MECHANISMS[name]
         item = entry(name)
-        params = {"epsilon": 0.1} if "epsilon" in item.defaults else {}
+        params = parameters(item)
         truth = item.truth(**params)
         bound, seconds = certify(name, fit_samples, certify_samples)
         if published is not None:

@@ -60,20 +60,20 @@ def parameters(name: str, epsilon: float, tester: str) -> dict:
 def detections(name: str, epsilon: float, size: int, runs: int) -> dict[str, int | None]:
     """Detections in `runs` runs per tester; the runs' samples are shared by the testers."""
     item = entry(name)
+    witness = item.witness(epsilon=epsilon)
+    mechanism = item(epsilon=epsilon)  # the witness and samples do not depend on the claim form
+    claims = {tester: item.claim(**parameters(name, epsilon, tester)) for tester in TESTERS}
     counts: dict[str, int | None] = dict.fromkeys(TESTERS, 0)
     for run in range(runs):
         rng = np.random.default_rng([run, size, int(epsilon * 1000)])
-        witness = item.witness(epsilon=epsilon)
-        mechanism = item(epsilon=epsilon)  # the witness and samples do not depend on the claim form
         samples0, samples1 = mechanism(witness.d0, size, rng), mechanism(witness.d1, size, rng)
-        for name_ in TESTERS:
-            if counts[name_] is None:
+        for tester, claim in claims.items():
+            if counts[tester] is None:
                 continue
-            claim = item.claim(**parameters(name, epsilon, name_))
             try:
-                counts[name_] += refuted_either_way(make_tester(name_, claim), samples0, samples1, claim, 0.05, rng)
+                counts[tester] += refuted_either_way(make_tester(tester, claim), samples0, samples1, claim, 0.05, rng)
             except UnsupportedOutputError:
-                counts[name_] = None
+                counts[tester] = None
     return counts
 
 

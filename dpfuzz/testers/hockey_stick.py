@@ -117,8 +117,8 @@ class HockeyStickTester(HeldOutTester):
     ) -> TestResult:
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
         start = time.perf_counter()
-        paired_matrices(test0, test1)  # checks that both sides have outputs of the same size
-        result = self.certify_counts(event, (count_in(event, test0), len(test0)), (count_in(event, test1), len(test1)), claim, beta)
+        x0, x1 = paired_matrices(test0, test1)
+        result = self.certify_counts(event, (count_in(event, x0), len(x0)), (count_in(event, x1), len(x1)), claim, beta)
         return replace(result, seconds=time.perf_counter() - start)
 
     def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
@@ -162,13 +162,14 @@ class HockeyStickTester(HeldOutTester):
     def _selection_objective(self, claim: Claim, beta: float, candidates: int, eval_size: int | None):
         """Training score of each candidate event: the bound it would certify (Wilson)."""
         alpha = beta / 2
-        if self.objective == "epsilon" and not isinstance(claim, RenyiDP):
+        ratio_objective = self.objective == "epsilon" and not isinstance(claim, RenyiDP)
+        if ratio_objective:
             # A ratio rewards tiny events, and the luckiest of ~n tiny candidates wins on
             # training data alone; Bonferroni-level bounds over the candidates prevent that.
             alpha /= candidates
 
         def objective(k_p, k_q, n_p, n_q):
-            if self.objective == "epsilon" and not isinstance(claim, RenyiDP) and eval_size is not None:
+            if ratio_objective and eval_size is not None:
                 # Pessimistic p and q from the training counts, then the bound they would give
                 # on the held-out size: scaling the counts alone would trust a training count
                 # of 0 as an exact 0, and a larger held-out sample would pick a lucky tiny event.
@@ -182,7 +183,7 @@ class HockeyStickTester(HeldOutTester):
                 q_hi = wilson_upper(k_q, n_q, alpha)
             if isinstance(claim, RenyiDP):
                 return binary_renyi(p_lo, q_hi, claim.alpha)
-            if self.objective == "epsilon":
+            if ratio_objective:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     ratio = (p_lo - claim.delta) / q_hi
                 return np.where(ratio > 0, np.log(np.maximum(ratio, 1e-300)), -np.inf)
