@@ -112,7 +112,9 @@ def test_pairs(dp_audit, pair):
     dp_audit.pair(leaky_sum, PureDP(1.0), DOMAIN, pair, samples=5000)
 """
     )
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    # Hypothesis's own generation is random unless seeded: with 5 examples, 1 seed in ~12 drew no
+    # pair far enough apart to refute (seed 5), so the run is pinned to a fixed seed.
+    result = pytester.runpytest("-p", "no:cacheprovider", "--hypothesis-seed=0")
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     # β = 0.05 is split over the test's five examples; Hypothesis shrinks the refuting pair
