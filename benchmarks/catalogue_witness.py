@@ -17,7 +17,7 @@ import numpy as np
 from results_table import both_directions, environment, write
 
 from dpfuzz.testers import make_tester
-from mechanisms import catalogue
+from dpfuzz.catalogue import catalogue
 
 
 def rows(samples: int) -> list[str]:

@@ -25,10 +25,8 @@ from results_table import environment, write
 
 from dpfuzz import PureDP
 from dpfuzz.testers import HockeyStickTester
-from dpfuzz.finders.patterns import classic_pairs
 from dpfuzz.testers.base import split_halves
-from dpfuzz.testers.hockey_stick import count_in
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 # Our catalogue entry: (DP-Sniper's name, its published ε lower bound at ε = 0.1 where known).
 MECHANISMS = {
@@ -75,7 +73,7 @@ def certify(name: str, fit_samples: int, certify_samples: int, seed: int = 0) ->
     start = time.perf_counter()
     tester = HockeyStickTester(objective="epsilon")
     best = (-np.inf, None, None)  # (ranking ε, event, (P's input, Q's input))
-    for pair in [item.witness(**params), *classic_pairs(item.domain(**params))]:
+    for pair in [item.witness(**params), *item.domain(**params).relation.classic_pairs(item.domain(**params))]:
         samples = {"d0": mechanism(pair.d0, fit_samples, rng), "d1": mechanism(pair.d1, fit_samples, rng)}
         for p_side, q_side in (("d0", "d1"), ("d1", "d0")):
             (fit_p, rank_p), (fit_q, rank_q) = split_halves(samples[p_side]), split_halves(samples[q_side])
@@ -86,8 +84,8 @@ def certify(name: str, fit_samples: int, certify_samples: int, seed: int = 0) ->
     _, event, (input_p, input_q) = best
     count_p = count_q = 0
     for chunk in np.diff(np.r_[0:certify_samples:CHUNK, certify_samples]):
-        count_p += count_in(event, mechanism(input_p, int(chunk), rng))
-        count_q += count_in(event, mechanism(input_q, int(chunk), rng))
+        count_p += event.count(mechanism(input_p, int(chunk), rng))
+        count_q += event.count(mechanism(input_q, int(chunk), rng))
     result = tester.certify_counts(event, (count_p, certify_samples), (count_q, certify_samples), claim, BETA)
     return result.epsilon_lower_bound, time.perf_counter() - start
 

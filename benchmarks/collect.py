@@ -25,6 +25,8 @@ EXPERIMENTS = [
     ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
     ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
+    ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
+    ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
 PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib"]
 

@@ -15,7 +15,7 @@ import time
 from results_table import environment, write
 
 from dpfuzz import audit
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from results_table import environment, refuted_either_way, write
 
 from dpfuzz.errors import UnsupportedOutputError
 from dpfuzz.testers import make_tester
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 TESTERS = ["histogram", "hockey_stick", "renyi", "mmd"]
 MECHANISMS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2", "NonDPGaussianMean1", "NonDPGaussianMean2", "SVT3", "SVT4", "SVT5", "SVT6"]

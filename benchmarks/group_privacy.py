@@ -28,8 +28,8 @@ from results_table import both_directions, environment, save_figure, subplots, w
 from scipy import integrate, stats
 
 from dpfuzz.testers import RenyiTester
-from mechanisms import entry
-from mechanisms.subsampling import _poisson_claim
+from dpfuzz.catalogue import entry
+from dpfuzz.catalogue.subsampling import _poisson_claim
 
 Q, SIGMA, STEPS, ALPHA = 0.25, 1.0, 4, 2.0
 

@@ -21,8 +21,8 @@ from results_table import environment, save_figure, subplots, write
 from scipy import integrate, stats
 
 from dpfuzz.testers import HockeyStickTester
-from mechanisms import entry
-from mechanisms.means import gaussian_sigma
+from dpfuzz.catalogue import entry
+from dpfuzz.catalogue.means import gaussian_sigma
 
 SETUPS = {
     "SVT4 (ε = 1)": ("SVT4", {"epsilon": 1.0}),

@@ -19,7 +19,7 @@ import numpy as np
 from results_table import both_directions, environment, save_figure, subplots, write
 
 from dpfuzz.testers import RenyiTester
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 FACTORS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1]
 

@@ -22,7 +22,7 @@ from scipy.optimize import brentq
 from dpfuzz import ApproxDP, PureDP
 from dpfuzz.divergences import gaussian_hockey_stick
 from dpfuzz.testers import HockeyStickTester
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 GAUSSIAN_DELTA = 1e-3
 

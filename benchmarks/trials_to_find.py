@@ -26,7 +26,7 @@ from results_table import environment, results_path, write
 
 from dpfuzz import RandomFinder, audit
 from dpfuzz.finders import make_finder
-from mechanisms import catalogue
+from dpfuzz.catalogue import catalogue
 
 
 def finder(name: str):

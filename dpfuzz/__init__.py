@@ -2,39 +2,96 @@
 
 >>> from dpfuzz import audit, Domain, PureDP
 >>> report = audit(mechanism, PureDP(epsilon=1.0), Domain(low=0.0, high=1.0), seed=0)  # doctest: +SKIP
+
+Every name below is imported on first use (PEP 562), so ``import dpfuzz`` costs little and the
+pytest plugin adds nothing to a project without DP tests.
 """
 
-from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
-from dpfuzz.datasets import DatasetPair, Domain
-from dpfuzz.errors import ConfigError, DPFuzzError, MechanismError, UnsupportedClaimError, UnsupportedOutputError
-from dpfuzz.finders import GridFinder, HypothesisFinder, RandomFinder
-from dpfuzz.mechanism import Mechanism, per_call
-from dpfuzz.report import AuditReport, TrialRecord
-from dpfuzz.search import audit
-from dpfuzz.testers import HockeyStickTester, TestResult
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ApproxDP",
-    "AuditReport",
-    "Claim",
-    "ConfigError",
-    "DPFuzzError",
-    "DatasetPair",
-    "Domain",
-    "GridFinder",
-    "HockeyStickTester",
-    "HypothesisFinder",
-    "Mechanism",
-    "MechanismError",
-    "PureDP",
-    "RandomFinder",
-    "RenyiDP",
-    "TestResult",
-    "TrialRecord",
-    "UnsupportedClaimError",
-    "UnsupportedOutputError",
-    "audit",
-    "per_call",
-]
+# public name -> module that defines it
+_EXPORTS = {
+    "ApproxDP": "dpfuzz.claims",
+    "Claim": "dpfuzz.claims",
+    "PureDP": "dpfuzz.claims",
+    "RenyiDP": "dpfuzz.claims",
+    "DatasetPair": "dpfuzz.datasets",
+    "Domain": "dpfuzz.datasets",
+    "AddRemove": "dpfuzz.relations",
+    "Substitute": "dpfuzz.relations",
+    "Linf": "dpfuzz.relations",
+    "Relation": "dpfuzz.relations",
+    "ConfigError": "dpfuzz.errors",
+    "DPFuzzError": "dpfuzz.errors",
+    "InvalidArgument": "dpfuzz.errors",
+    "MechanismError": "dpfuzz.errors",
+    "UnsupportedClaimError": "dpfuzz.errors",
+    "UnsupportedOutputError": "dpfuzz.errors",
+    "Finder": "dpfuzz.finders",
+    "BaseFinder": "dpfuzz.finders",
+    "RandomFinder": "dpfuzz.finders",
+    "GridFinder": "dpfuzz.finders",
+    "HypothesisFinder": "dpfuzz.finders",
+    "VizierFinder": "dpfuzz.finders",
+    "FixedFinder": "dpfuzz.finders",
+    "Tester": "dpfuzz.testers",
+    "TestResult": "dpfuzz.testers",
+    "HockeyStickTester": "dpfuzz.testers",
+    "HistogramTester": "dpfuzz.testers",
+    "MMDTester": "dpfuzz.testers",
+    "RenyiTester": "dpfuzz.testers",
+    "FloatBitsTester": "dpfuzz.testers",
+    "Mechanism": "dpfuzz.mechanism",
+    "per_call": "dpfuzz.mechanism",
+    "AuditReport": "dpfuzz.report",
+    "TrialRecord": "dpfuzz.report",
+    "AuditSettings": "dpfuzz.settings",
+    "audit": "dpfuzz.auditing",
+    "assert_dp": "dpfuzz.assertions",
+    "DPViolation": "dpfuzz.assertions",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str):
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("dpfuzz")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            return "0+unknown"
+    if name in _EXPORTS:
+        # Not cached here: the defining module stays the one source (tools that unload modules,
+        # such as pytest's pytester, would otherwise see two versions of a class).
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'dpfuzz' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs only
+    from dpfuzz.assertions import DPViolation, assert_dp
+    from dpfuzz.auditing import audit
+    from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
+    from dpfuzz.datasets import DatasetPair, Domain
+    from dpfuzz.errors import (
+        ConfigError,
+        DPFuzzError,
+        InvalidArgument,
+        MechanismError,
+        UnsupportedClaimError,
+        UnsupportedOutputError,
+    )
+    from dpfuzz.finders import BaseFinder, Finder
+    from dpfuzz.mechanism import Mechanism, per_call
+    from dpfuzz.relations import AddRemove, Linf, Relation, Substitute
+    from dpfuzz.report import AuditReport, TrialRecord
+    from dpfuzz.settings import AuditSettings
+    from dpfuzz.testers import Tester, TestResult

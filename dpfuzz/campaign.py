@@ -2,10 +2,10 @@
 
 A config (all keys optional; with no config the whole catalogue is audited)::
 
-    budget = "quick"            # or "thorough" (see dpfuzz.testing.BUDGETS)
-    trials = 10                 # optional: override the budget's trials …
-    samples = 20000             # … and samples per trial
-    beta = 0.05                 # per audit
+    budget = "quick"            # a preset of the audit settings: "default", "quick" or "thorough"
+    trials = 10                 # any audit setting overrides the preset: trials, samples,
+    samples = 20000             #   verify_samples, beta, sampling, max_draws, max_seconds
+    max_seconds = 120
     seeds = [0]
     finders = ["random"]
     tester = "entry"            # each catalogue entry's own tester; or "auto" or a tester name
@@ -16,6 +16,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
 
     [[target]]
     mechanism = "my_module:make_mechanism"        # … or your own factory / mechanism
+    params = { bins = 8 }                         # factory parameters (checked against its signature)
     claim = { type = "PureDP", epsilon = 1.0 }
     domain = { low = 0.0, high = 1.0, max_size = 10 }
     truth = "satisfies"         # optional: what you expect, for the report's verdicts
@@ -23,13 +24,17 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     [[target]]
     catalogue = true            # every catalogue entry at its defaults
 
-Every audit is targets × finders × seeds; each gets a stable key, so a resumed run skips the
-audits already in the store.
+Every audit is targets × finders × seeds. Its key is a hash of everything that defines it (the
+target's contents, tester, finder, seed and settings), so two different audits never share a
+key, the same audit twice is an error before anything runs, and a resumed run skips exactly the
+audits already stored. A refutation fails the night (``dpfuzz report`` exits 1) unless the target
+declares ``truth = "violates"``; an error in one audit is stored as that audit's outcome.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import time
 import tomllib
@@ -38,17 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from dpfuzz.claims import claim_from_dict
-from dpfuzz.datasets import Domain
 from dpfuzz.errors import ConfigError, DPFuzzError
-from dpfuzz.finders import FINDER_NAMES
+from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
-from dpfuzz.targets import is_mechanism, load_attribute
-from dpfuzz.testers import TESTERS, make_tester
-from dpfuzz.testing import BUDGETS, audit_with_budget
+from dpfuzz.validation import check_choice, unknown_keys
 
-_TOP_KEYS = {"budget", "trials", "samples", "beta", "seeds", "finders", "tester", "target"}
-_TARGET_KEYS = {"entry", "mechanism", "params", "claim", "domain", "truth", "tester", "catalogue", "name"}
+# Settings a config sets for all its audits; tester, finder and seed are set per audit.
+SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
+_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", *SETTING_KEYS)
+_TARGET_KEYS = ("entry", "mechanism", "params", "claim", "domain", "truth", "tester", "catalogue", "name")
+TRUTHS = ("satisfies", "violates")
 
 
 @dataclass(frozen=True)
@@ -65,17 +69,25 @@ class Target:
     tester: str | None = None
 
     def build(self):
-        """(mechanism, claim, domain, expected truth or None, suited tester)."""
-        if self.entry is not None:
-            from mechanisms import entry as catalogue_entry
+        """The `dpfuzz.targets.Resolved` target (the config's truth wins over the entry's)."""
+        from dpfuzz.claims import claim_from_dict
+        from dpfuzz.datasets import Domain
+        from dpfuzz.targets import resolve
 
-            item = catalogue_entry(self.entry)
-            truth = item.truth(**self.params).satisfies
-            expected = None if truth is None else ("satisfies" if truth else "violates")
-            return item(**self.params), item.claim(**self.params), item.domain(**self.params), expected, item.tester
-        target = load_attribute(self.mechanism)
-        mechanism = target if is_mechanism(target) else target(**self.params)
-        return mechanism, claim_from_dict(self.claim), Domain(**(self.domain or {})), self.truth, "auto"
+        if self.entry is not None:
+            resolved = resolve(self.entry, params=self.params)
+        else:
+            claim = claim_from_dict(self.claim)
+            domain = Domain(**(self.domain or {}))
+            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=domain)
+        truth = self.truth or resolved.truth
+        return dataclasses.replace(resolved, name=self.name, truth=truth)
+
+    def content(self) -> dict:
+        """Everything that defines the target, for keys (the display name excluded)."""
+        data = dataclasses.asdict(self)
+        data.pop("name")
+        return data
 
 
 @dataclass(frozen=True)
@@ -87,14 +99,43 @@ class AuditSpec:
     finder: str
     seed: int
     budget: str
-    beta: float
-    trials: int | None = None
-    samples: int | None = None
+    settings: dict = field(default_factory=dict)  # overrides of the budget's settings
 
     @property
     def key(self) -> str:
-        params = json.dumps(self.target.params, sort_keys=True)
-        return f"{self.target.name}|{params}|{self.tester}|{self.finder}|{self.seed}"
+        """Readable prefix, then a hash of the audit's whole definition."""
+        return f"{self.target.name}|{self.finder}|{self.seed}|{self.digest}"
+
+    @property
+    def digest(self) -> str:
+        """A hash of everything that defines the audit (not the target's display name)."""
+        definition = {
+            "target": self.target.content(),
+            "tester": self.tester,
+            "finder": self.finder,
+            "seed": self.seed,
+            "budget": self.budget,
+            "settings": self.settings,
+        }
+        return hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def command(self, target) -> str:
+        """A ``dpfuzz audit`` command line that reruns this audit alone."""
+        import shlex
+
+        parts = ["dpfuzz", "audit", self.target.entry or self.target.mechanism]
+        if self.target.entry is None:
+            parts += [f"--{name}={value}" for name, value in target.claim.to_dict().items() if name != "type"]
+            for name, value in (self.target.domain or {}).items():
+                parts.append(f"--{name.replace('_', '-')}={value}")
+        parts += [f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()]
+        parts += [f"--budget={self.budget}", f"--tester={target.tester if self.tester == 'entry' else self.tester}"]
+        parts += [f"--finder={self.finder}", f"--seed={self.seed}"]
+        parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
+        return " ".join(shlex.quote(part) for part in parts)
+
+    def audit_settings(self, tester: str) -> AuditSettings:
+        return AuditSettings.build(budget=self.budget, tester=tester, finder=self.finder, seed=self.seed, **self.settings)
 
 
 @dataclass(frozen=True)
@@ -103,31 +144,35 @@ class CampaignConfig:
     finders: tuple[str, ...] = ("random",)
     seeds: tuple[int, ...] = (0,)
     budget: str = "quick"
-    beta: float = 0.05
     tester: str = "entry"
-    trials: int | None = None
-    samples: int | None = None
+    settings: dict = field(default_factory=dict)
 
     def audits(self) -> list[AuditSpec]:
         return [
-            AuditSpec(target, target.tester or self.tester, finder, seed, self.budget, self.beta, self.trials, self.samples)
+            AuditSpec(target, target.tester or self.tester, finder, seed, self.budget, dict(self.settings))
             for target in self.targets
             for finder in self.finders
             for seed in self.seeds
         ]
 
+    @property
+    def beta(self) -> float:
+        return self.settings.get("beta", BUDGETS[self.budget].beta if self.budget in BUDGETS else 0.05)
+
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return {**dataclasses.asdict(self), "beta": self.beta}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CampaignConfig":
-        targets = tuple(Target(**target) for target in data["targets"])
-        fields = {key: data[key] for key in ("budget", "beta", "tester", "trials", "samples")}
-        return cls(targets, tuple(data["finders"]), tuple(data["seeds"]), **fields)
+        try:
+            targets = tuple(Target(**target) for target in data["targets"])
+            return cls(targets, tuple(data["finders"]), tuple(data["seeds"]), data["budget"], data["tester"], dict(data["settings"]))
+        except (KeyError, TypeError) as error:
+            raise ConfigError(f"this run's stored config was written by another dpfuzz version ({error}); start a new run.") from None
 
 
 def catalogue_targets() -> list[Target]:
-    from mechanisms import catalogue
+    from dpfuzz.catalogue import catalogue
 
     return [Target(name=item.name, entry=item.name) for item in catalogue()]
 
@@ -140,130 +185,144 @@ def load_config(path: str | Path | None) -> CampaignConfig:
         try:
             data = tomllib.loads(Path(path).read_text())
         except FileNotFoundError as error:
-            raise ConfigError(f"config file {str(path)!r} does not exist.") from error
+            raise ConfigError(f"config file {str(path)!r} does not exist.") from None
         except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"config file {str(path)!r} is not valid TOML: {error}") from error
-        config = _parse(data, str(path))
-    validate(config)
+            raise ConfigError(f"config file {str(path)!r} is not valid TOML: {error}") from None
+        config, problems = _parse(data)
+        validate(config, str(path), problems)
+        return config
+    validate(config, "the default campaign")
     return config
 
 
-def _parse(data: dict, source: str) -> CampaignConfig:
-    problems = [f"unknown key {key!r} (known: {sorted(_TOP_KEYS)})" for key in sorted(set(data) - _TOP_KEYS)]
+def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
+    """The config a TOML table describes (its well-formed parts), and its problems."""
+    problems = unknown_keys(data, _TOP_KEYS, "config")
     targets: list[Target] = []
-    for index, raw in enumerate(data.get("target", []), start=1):
-        unknown = set(raw) - _TARGET_KEYS
+    raw_targets = data.get("target", [])
+    if not isinstance(raw_targets, list):
+        problems.append("'target' must be an array of tables: write [[target]] (two brackets)")
+        raw_targets = []
+    for index, raw in enumerate(raw_targets, start=1):
+        where = f"target {index}"
+        unknown = unknown_keys(raw, _TARGET_KEYS, where)
         if unknown:
-            problems.append(f"target {index}: unknown keys {sorted(unknown)} (known: {sorted(_TARGET_KEYS)})")
+            problems += unknown
             continue
         if raw.get("catalogue"):
             targets.extend(catalogue_targets())
         elif ("entry" in raw) == ("mechanism" in raw):
-            problems.append(f"target {index}: give exactly one of 'entry', 'mechanism' or 'catalogue = true'")
+            problems.append(f"{where}: give exactly one of 'entry', 'mechanism' or 'catalogue = true'")
         elif "mechanism" in raw and "claim" not in raw:
-            problems.append(f"target {index} ({raw['mechanism']}): a user mechanism needs a 'claim' table")
+            problems.append(f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim = {{ type = \"PureDP\", epsilon = 1.0 }}")
         else:
             name = raw.get("name") or raw.get("entry") or raw["mechanism"]
             fields = {key: raw[key] for key in ("entry", "mechanism", "claim", "domain", "truth", "tester") if key in raw}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if not targets and not problems:
         targets = catalogue_targets()
-    if problems:
-        raise ConfigError(f"config {source!r} has problems:\n  - " + "\n  - ".join(problems))
-    seeds = data.get("seeds", [0])
-    finders = data.get("finders", ["random"])
-    if not isinstance(seeds, list) or not all(isinstance(seed, int) and seed >= 0 for seed in seeds) or not seeds:
-        raise ConfigError(f"config {source!r}: seeds must be a non-empty list of non-negative ints, got {seeds!r}.")
+    seeds, finders = data.get("seeds", [0]), data.get("finders", ["random"])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
+        problems.append(f"seeds must be a non-empty list of non-negative ints, got {seeds!r}")
+        seeds = [0]
     if not isinstance(finders, list) or not finders:
-        raise ConfigError(f"config {source!r}: finders must be a non-empty list of names, got {finders!r}.")
-    return CampaignConfig(
-        tuple(targets),
-        tuple(finders),
-        tuple(seeds),
-        data.get("budget", "quick"),
-        data.get("beta", 0.05),
-        data.get("tester", "entry"),
-        data.get("trials"),
-        data.get("samples"),
-    )
+        problems.append(f"finders must be a non-empty list of names, got {finders!r}")
+        finders = ["random"]
+    settings = {key: data[key] for key in SETTING_KEYS if key in data}
+    config = CampaignConfig(_distinct_names(targets), tuple(finders), tuple(seeds), data.get("budget", "quick"), data.get("tester", "entry"), settings)
+    return config, problems
 
 
-def validate(config: CampaignConfig) -> None:
-    """Build every target and check every name, so errors appear before any audit starts."""
-    problems = []
-    if config.budget not in BUDGETS:
-        problems.append(f"budget {config.budget!r} is not one of {sorted(BUDGETS)}")
-    if not isinstance(config.beta, (int, float)) or not 0 < config.beta < 1:
-        problems.append(f"beta must be in (0, 1), got {config.beta!r}")
-    for name, minimum in (("trials", 1), ("samples", 10)):
-        value = getattr(config, name)
-        if value is not None and (not isinstance(value, int) or value < minimum):
-            problems.append(f"{name} must be an int >= {minimum}, got {value!r}")
-    for finder in config.finders:
-        if finder not in FINDER_NAMES:
-            problems.append(f"finder {finder!r} is not one of {FINDER_NAMES}")
+def _distinct_names(targets: list[Target]) -> tuple[Target, ...]:
+    """Targets that share a display name but differ get '#2', '#3' … so reports tell them apart."""
+    seen: dict[str, int] = {}
+    named = []
+    for target in targets:
+        seen[target.name] = seen.get(target.name, 0) + 1
+        named.append(target if seen[target.name] == 1 else dataclasses.replace(target, name=f"{target.name} #{seen[target.name]}"))
+    return tuple(named)
+
+
+def validate(config: CampaignConfig, source: str = "the campaign config", problems: list[str] | None = None) -> None:
+    """Build every target and settings value, so all problems (with those already found in
+    `problems`) are reported together, before any audit starts."""
+    from dpfuzz.testers import TESTER_NAMES, make_tester
+
+    problems = list(problems or [])
+    try:
+        AuditSettings.build(budget=config.budget, **config.settings)
+    except DPFuzzError as error:
+        problems.append(str(error))
+    for finder in dict.fromkeys(config.finders):
+        try:
+            AuditSettings(finder=finder)
+        except DPFuzzError as error:
+            problems.append(str(error))
     for target in config.targets:
         tester = target.tester or config.tester
-        if tester not in ("entry", "auto", *TESTERS):
-            problems.append(f"{target.name}: tester {tester!r} is not 'entry', 'auto' or one of {list(TESTERS)}")
-            continue
         try:
-            _, claim, _, truth, suited = target.build()
+            check_choice(f"{target.name}: tester", tester, ("entry", "auto", *TESTER_NAMES))
+            if target.truth is not None:
+                check_choice(f"{target.name}: truth", target.truth, TRUTHS)
+            resolved = target.build()
             if tester not in ("entry", "auto"):
-                make_tester(tester, claim)
-            if target.truth not in (None, "satisfies", "violates"):
-                problems.append(f"{target.name}: truth must be 'satisfies' or 'violates', got {target.truth!r}")
-        except (DPFuzzError, KeyError, TypeError, ValueError, ImportError, AttributeError) as error:
-            problems.append(f"{target.name}: {error}")
+                make_tester(tester, resolved.claim)
+        except DPFuzzError as error:
+            problems.append(str(error) if str(error).startswith(target.name) else f"{target.name}: {error}")
+    seen: dict[str, AuditSpec] = {}
+    for spec in config.audits():
+        if spec.digest in seen:
+            problems.append(
+                f"{spec.target.name} is the same audit as {seen[spec.digest].target.name} (finder {spec.finder}, "
+                f"seed {spec.seed}): it is listed twice; remove one"
+            )
+        seen.setdefault(spec.digest, spec)
     if problems:
-        raise ConfigError("the campaign config has problems:\n  - " + "\n  - ".join(problems))
+        raise ConfigError(f"{source} has problems:\n  - " + "\n  - ".join(dict.fromkeys(problems)))
 
 
 def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
-    """Run one audit (in any process): (key, summary row, full report or None on error)."""
+    """Run one audit (in any process): (key, summary row, full report or None on error).
+
+    An error of dpfuzz's own kind (the mechanism raised, a setting does not suit this target)
+    becomes this audit's outcome, so one bad target never stops a campaign.
+    """
+    from dpfuzz.auditing import audit
+
     start = time.perf_counter()
-    mechanism, claim, domain, truth, suited = spec.target.build()
-    tester = suited if spec.tester == "entry" else spec.tester
     summary = {
         "key": spec.key,
         "target": spec.target.name,
         "params": spec.target.params,
-        "claim": claim.describe(),
-        "claimed_epsilon": claim.epsilon,
-        "tester": tester,
         "finder": spec.finder,
         "seed": spec.seed,
-        "truth": truth,
+        "truth": spec.target.truth,
+        "tester": spec.tester,
     }
     try:
-        report = audit_with_budget(
-            mechanism,
-            claim,
-            domain,
-            budget=spec.budget,
-            trials=spec.trials,
-            samples=spec.samples,
-            beta=spec.beta,
-            tester=tester,
-            finder=spec.finder,
-            seed=spec.seed,
-        )
+        target = spec.target.build()
+        tester = target.tester if spec.tester == "entry" else spec.tester
+        claim = target.claim
+        summary.update(claim=claim.describe(), claimed_epsilon=claim.epsilon, truth=target.truth, tester=tester)
+        report = audit(target.mechanism, claim, target.domain, spec.audit_settings(tester))
     except DPFuzzError as error:
+        summary.setdefault("claim", "?")
+        summary.setdefault("claimed_epsilon", None)
         return spec.key, {**summary, "outcome": "error", "error": str(error), "seconds": time.perf_counter() - start}, None
-    witness_trial = next(
-        (record.trial for record in report.history if report.candidate in (record.pair, record.pair.swapped())), None
-    )
     summary.update(
         tester=report.tester,
         violated=report.violated,
         epsilon_lower_bound=report.epsilon_lower_bound,
         bound=report.bound,
         threshold=report.threshold,
-        trials_to_witness=None if witness_trial is None else witness_trial + 1,
-        outcome=outcome(truth, report.violated),
+        trials_to_witness=report.witness_trial,
+        draws=report.draws,
+        power=report.power_text(),
+        outcome=outcome(target.truth, report.violated),
         seconds=time.perf_counter() - start,
     )
-    return spec.key, summary, report.to_dict()
+    report = dataclasses.replace(report, reproduce=spec.command(target))
+    return spec.key, summary, {**report.to_dict(), "html": report.to_html()}
 
 
 def outcome(truth: str | None, violated: bool) -> str:

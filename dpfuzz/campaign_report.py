@@ -4,7 +4,10 @@ For each audit: the verdict against the target's known truth (caught / missed / 
 the certified ε lower bound against the claim, the trial that proposed the witness and the
 seconds. Plots (with the ``report`` extra, matplotlib): ε lower bound against the claimed ε,
 and the search's divergence estimate per trial. ``compare`` lists what changed between runs.
-A run *fails* when a known bug went undetected or a correct mechanism was flagged.
+A run *fails* when a known bug went undetected, a correct mechanism was flagged, a claim
+without a declared ``truth = "violates"`` was refuted, or an audit errored; failures are
+listed first. Each audit also gets its own JSON and HTML report under ``audits/``, linked
+from the table.
 """
 
 from __future__ import annotations
@@ -12,9 +15,14 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
+import re
 
-FAILING = ("missed", "false alarm", "error")
-_COLOURS = {"caught": "#1a7f37", "ok": "#1a7f37", "missed": "#cf222e", "false alarm": "#cf222e", "error": "#9a6700"}
+FAILING = ("missed", "false alarm", "refuted", "error")
+_COLOURS = {
+    "caught": "#1a7f37", "ok": "#1a7f37", "missed": "#cf222e", "false alarm": "#cf222e", "refuted": "#cf222e",
+    "error": "#9a6700",
+}
 
 
 def failures(summaries: list[dict]) -> list[dict]:
@@ -29,21 +37,39 @@ def counts(summaries: list[dict]) -> dict[str, int]:
     return result
 
 
+def _identity(summary: dict) -> str:
+    """Which audit a row is, across runs (settings may change between runs; the target may not)."""
+    return json.dumps([summary["target"], summary.get("params", {}), summary.get("finder"), summary.get("seed")], sort_keys=True)
+
+
 def compare(before: list[dict], after: list[dict]) -> list[dict]:
-    """Audits (by key) whose outcome or certified ε changed, appeared or disappeared."""
-    old = {summary["key"]: summary for summary in before}
-    new = {summary["key"]: summary for summary in after}
+    """Audits (by target, parameters, finder and seed) whose outcome or certified ε changed,
+    appeared or disappeared."""
+    old = {_identity(summary): summary for summary in before}
+    new = {_identity(summary): summary for summary in after}
     changes = []
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if a is None or b is None or a.get("outcome") != b.get("outcome") or _eps(a) != _eps(b):
-            changes.append({"key": key, "target": (a or b)["target"], "before": a, "after": b})
+            label = (a or b)["target"] + f" (finder {(a or b).get('finder')}, seed {(a or b).get('seed')})"
+            changes.append({"key": key, "target": label, "before": a, "after": b})
     return changes
 
 
 def _eps(summary: dict | None) -> str:
     value = None if summary is None else summary.get("epsilon_lower_bound")
     return "—" if value is None else f"{value:.3g}"
+
+
+def ordered(summaries: list[dict]) -> list[dict]:
+    """Failing audits first (in FAILING order), then the rest in the order they finished."""
+    rank = {name: index for index, name in enumerate(FAILING)}
+    return sorted(summaries, key=lambda s: rank.get(s.get("outcome"), len(FAILING)))
+
+
+def audit_stem(key: str) -> str:
+    """A file name for one audit's own reports."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
 
 
 def _rows(summaries: list[dict]) -> list[list[str]]:
@@ -58,6 +84,7 @@ def _rows(summaries: list[dict]) -> list[list[str]]:
                 _eps(s),
                 s.get("tester", ""),
                 s.get("finder", ""),
+                str(s.get("seed", "")),
                 str(s.get("trials_to_witness") or "—"),
                 f"{s.get('seconds', 0):.2f}",
             ]
@@ -65,7 +92,7 @@ def _rows(summaries: list[dict]) -> list[list[str]]:
     return rows
 
 
-_HEADER = ["target", "claim", "truth", "verdict", "ε ≥", "tester", "finder", "witness trial", "seconds"]
+_HEADER = ["target", "claim", "truth", "verdict", "ε ≥", "tester", "finder", "seed", "witness trial", "seconds"]
 
 
 def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None) -> str:
@@ -74,21 +101,27 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         f"# dpfuzz campaign run {run['run_id']}",
         "",
         f"Started {run['started']}; {len(summaries)} audits: {tally}.",
-        f"Budget {run['config']['budget']}, β = {run['config']['beta']} per audit.",
-        "",
-        "| " + " | ".join(_HEADER) + " |",
-        "|" + "---|" * len(_HEADER),
-        *("| " + " | ".join(row) + " |" for row in _rows(summaries)),
+        f"Budget {run['config']['budget']}, β = {run['config'].get('beta', '?')} per audit.",
         "",
     ]
     for failure in failures(summaries):
-        lines.append(f"- **{failure['outcome']}**: {failure['target']} {failure.get('error', '')}".rstrip())
+        detail = failure.get("error") or f"{failure['claim']} refuted, ε ≥ {_eps(failure)}"
+        if failure["outcome"] == "refuted":
+            detail += " (declare truth = \"violates\" if this is a known bug)"
+        lines.append(f"- **{failure['outcome']}**: {failure['target']}: {detail}")
+    lines += [
+        "",
+        "| " + " | ".join(_HEADER) + " |",
+        "|" + "---|" * len(_HEADER),
+        *("| " + " | ".join(row) + " |" for row in _rows(ordered(summaries))),
+        "",
+    ]
     if changes is not None:
-        lines += ["", "## Changes", ""] + [
+        lines += ["", "## Changes", ""] + ([
             f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['before'])}) → "
             f"{(c['after'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['after'])})"
             for c in changes
-        ] or ["No changes."]
+        ] or ["No changes: every audit has the same verdict and ε bound."])
     return "\n".join(lines) + "\n"
 
 
@@ -103,31 +136,35 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
         return {}
     images = {}
     figure, axis = plt.subplots(figsize=(6.5, 4.5))
-    for name, colour in (("caught", "#1a7f37"), ("ok", "#0969da"), ("missed", "#cf222e"), ("false alarm", "#cf222e")):
-        points = [s for s in summaries if s["outcome"] == name]
+    plotted = [s for s in summaries if s.get("claimed_epsilon") is not None and s["outcome"] != "error"]
+    markers = {"caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"),
+               "missed": ("#cf222e", "x"), "false alarm": ("#cf222e", "x"), "refuted": ("#cf222e", "^")}
+    for name, (colour, marker) in markers.items():
+        points = [s for s in plotted if s["outcome"] == name]
         if points:
             axis.scatter(
                 [s["claimed_epsilon"] for s in points],
                 [s.get("epsilon_lower_bound") or 0.0 for s in points],
-                label=name,
-                color=colour,
-                alpha=0.8,
+                label=name, color=colour, marker=marker, alpha=0.8,
             )
-    limit = max([s["claimed_epsilon"] for s in summaries] + [s.get("epsilon_lower_bound") or 0 for s in summaries] + [1])
+    limit = max([s["claimed_epsilon"] for s in plotted] + [s.get("epsilon_lower_bound") or 0 for s in plotted] + [1])
     axis.plot([0, limit], [0, limit], color="grey", linestyle="--", label="ε lower bound = claim")
+    axis.set_xscale("symlog", linthresh=1.0)
+    axis.set_yscale("symlog", linthresh=1.0)
     axis.set_xlabel("claimed ε")
-    axis.set_ylabel("certified ε lower bound")
+    axis.set_ylabel("certified ε lower bound (0: none)")
     axis.set_title("Certified ε lower bound against the claim")
-    axis.legend()
+    axis.legend(fontsize=8)
     images["epsilon"] = _png(figure, plt)
 
     figure, axis = plt.subplots(figsize=(6.5, 4.5))
     bugs = [s for s in summaries if s["key"] in reports and s.get("truth") == "violates"]
     for s in bugs[:10]:  # ten series: one colour each in matplotlib's default cycle
-        history = reports[s["key"]]["history"]
-        axis.plot([h["trial"] + 1 for h in history], [h["score"] for h in history], marker="o", label=s["target"])
-    axis.set_xlabel("trial")
-    axis.set_ylabel("search estimate of the divergence")
+        first = [h for h in reports[s["key"]]["history"] if h.get("round", 0) == 0]
+        axis.plot([h["trial"] + 1 for h in first], [h["score"] for h in first], marker="o", label=s["target"])
+    axis.axhline(0.0, color="grey", linestyle="--", linewidth=1)
+    axis.set_xlabel("trial (pairs in the order proposed)")
+    axis.set_ylabel("search estimate − claim's limit (> 0 looks violating)")
     axis.set_title("Divergence estimate per trial (known bugs)")
     if bugs:  # a campaign without known bugs has an empty plot and nothing to label
         axis.legend(fontsize=7)
@@ -147,10 +184,13 @@ def html_page(run: dict, summaries: list[dict], reports: dict[str, dict], change
     """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on load."""
     escape = html.escape
     body_rows = []
-    for summary, row in zip(summaries, _rows(summaries)):
+    for summary, row in zip(ordered(summaries), _rows(ordered(summaries))):
         colour = _COLOURS.get(summary["outcome"], "#57606a")
         cells = [f"<td>{escape(cell)}</td>" for cell in row]
-        cells[3] = f'<td style="color:{colour};font-weight:600">{escape(row[3])}</td>'
+        if summary["key"] in reports:
+            stem = audit_stem(summary["key"])
+            cells[0] = f'<td><a href="audits/{stem}.html">{escape(row[0])}</a> (<a href="audits/{stem}.json">json</a>)</td>'
+        cells[3] = f'<td style="color:{colour};font-weight:600" title="{escape(summary.get("error") or summary.get("power") or "")}">{escape(row[3])}</td>'
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
     images = plots(summaries, reports)
     figures = "".join(
@@ -164,7 +204,7 @@ def html_page(run: dict, summaries: list[dict], reports: dict[str, dict], change
             f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
             for c in changes
         )
-        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes.</li>'}</ul>"
+        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes: every audit has the same verdict and ε bound.</li>'}</ul>"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run['run_id']}</title>
 <style>
@@ -206,5 +246,13 @@ def write_reports(store, run_id: int | None, out_dir, compare_with: int | None =
     stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
     paths = [out / f"{stem}.md", out / f"{stem}.html"]
     paths[0].write_text(markdown(run, summaries, changes))
-    paths[1].write_text(html_page(run, summaries, store.reports(run["run_id"]), changes))
+    reports = store.reports(run["run_id"])
+    paths[1].write_text(html_page(run, summaries, reports, changes))
+    audits = out / "audits"
+    audits.mkdir(exist_ok=True)
+    for key, report in reports.items():
+        page = report.pop("html", None)
+        (audits / f"{audit_stem(key)}.json").write_text(json.dumps(report, indent=2))
+        if page is not None:
+            (audits / f"{audit_stem(key)}.html").write_text(page)
     return paths, failures(summaries)

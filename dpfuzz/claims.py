@@ -2,26 +2,37 @@
 
 Small immutable value types in the style of dp-accounting's events. A claim is what a tester
 tries to refute; it does not carry the neighbouring relation (that belongs to the `Domain`).
+Every claim serialises with `to_dict` and back with `claim_from_dict`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Union
+from dataclasses import dataclass, fields
+
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.validation import check_keys, check_number, did_you_mean
 
 
-def _check_number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{name} must be a number, got NaN.")
-    return value
+class Claim:
+    """Base of the claim types; subclasses are frozen dataclasses of their parameters."""
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict:
+        return {"type": type(self).__name__, **{field.name: getattr(self, field.name) for field in fields(self)}}
+
+
+def _epsilon(value: object) -> float:
+    epsilon = check_number("epsilon", value, finite=False)
+    if not 0.0 <= epsilon < math.inf:
+        raise InvalidArgument(f"epsilon must be finite and >= 0, got {value!r}.")
+    return epsilon
 
 
 @dataclass(frozen=True)
-class ApproxDP:
+class ApproxDP(Claim):
     """(ε, δ)-DP: P(M(D) ∈ S) ≤ e^ε P(M(D') ∈ S) + δ for all events S and neighbours D ~ D'.
 
     Equivalently H_{e^ε}(M(D) ‖ M(D')) ≤ δ for both orders of every neighbouring pair
@@ -32,12 +43,10 @@ class ApproxDP:
     delta: float
 
     def __post_init__(self) -> None:
-        epsilon = _check_number("epsilon", self.epsilon)
-        delta = _check_number("delta", self.delta)
-        if not 0.0 <= epsilon < math.inf:
-            raise ValueError(f"epsilon must be finite and >= 0, got {self.epsilon!r}.")
+        epsilon = _epsilon(self.epsilon)
+        delta = check_number("delta", self.delta)
         if not 0.0 <= delta < 1.0:
-            raise ValueError(f"delta must satisfy 0 <= delta < 1, got {self.delta!r}.")
+            raise InvalidArgument(f"delta must satisfy 0 <= delta < 1, got {self.delta!r}.")
         object.__setattr__(self, "epsilon", epsilon)
         object.__setattr__(self, "delta", delta)
 
@@ -48,9 +57,6 @@ class ApproxDP:
 
     def describe(self) -> str:
         return f"({self.epsilon:g}, {self.delta:g})-DP"
-
-    def to_dict(self) -> dict:
-        return {"type": type(self).__name__, "epsilon": self.epsilon, "delta": self.delta}
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,7 @@ class PureDP(ApproxDP):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.delta != 0.0:
-            raise ValueError(f"PureDP has delta = 0, got delta={self.delta!r}; use ApproxDP(epsilon, delta).")
+            raise InvalidArgument(f"PureDP has delta = 0, got delta={self.delta!r}; use ApproxDP(epsilon, delta).")
 
     def describe(self) -> str:
         return f"{self.epsilon:g}-DP"
@@ -73,37 +79,47 @@ class PureDP(ApproxDP):
 
 
 @dataclass(frozen=True)
-class RenyiDP:
+class RenyiDP(Claim):
     """(α, ε)-RDP: R_α(M(D) ‖ M(D')) ≤ ε for every neighbouring pair (Mironov 2017)."""
 
     alpha: float
     epsilon: float
 
     def __post_init__(self) -> None:
-        alpha = _check_number("alpha", self.alpha)
-        epsilon = _check_number("epsilon", self.epsilon)
+        alpha = check_number("alpha", self.alpha, finite=False)
         if not 1.0 < alpha < math.inf:
-            raise ValueError(f"alpha must be finite and > 1, got {self.alpha!r}.")
-        if not 0.0 <= epsilon < math.inf:
-            raise ValueError(f"epsilon must be finite and >= 0, got {self.epsilon!r}.")
+            raise InvalidArgument(f"alpha must be finite and > 1, got {self.alpha!r}.")
         object.__setattr__(self, "alpha", alpha)
-        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "epsilon", _epsilon(self.epsilon))
 
     def describe(self) -> str:
         return f"({self.alpha:g}, {self.epsilon:g})-RDP"
 
-    def to_dict(self) -> dict:
-        return {"type": "RenyiDP", "alpha": self.alpha, "epsilon": self.epsilon}
 
-
-Claim = Union[PureDP, ApproxDP, RenyiDP]
+CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP)}
 
 
 def claim_from_dict(data: dict) -> Claim:
-    """Inverse of `claim.to_dict()`."""
-    kinds = {"PureDP": PureDP, "ApproxDP": ApproxDP, "RenyiDP": RenyiDP}
-    fields = dict(data)
-    kind = fields.pop("type", None)
-    if kind not in kinds:
-        raise ValueError(f"unknown claim type {kind!r}; expected one of {sorted(kinds)}.")
-    return kinds[kind](**fields)
+    """Inverse of `claim.to_dict()`: ``{"type": "PureDP", "epsilon": 1.0}`` and the like."""
+    if not isinstance(data, dict):
+        raise InvalidArgument(f"a claim must be a table such as {{type = \"PureDP\", epsilon = 1.0}}, got {data!r}.")
+    values = dict(data)
+    kind = values.pop("type", None)
+    if kind not in CLAIM_TYPES:
+        raise InvalidArgument(
+            f"claim type must be one of {sorted(CLAIM_TYPES)}, got {kind!r}.{did_you_mean(kind, CLAIM_TYPES)}"
+        )
+    cls = CLAIM_TYPES[kind]
+    check_keys(values, [field.name for field in fields(cls)], f"a {kind} claim")
+    return cls(**values)
+
+
+def claim_from_parameters(epsilon: float, delta: float | None = None, alpha: float | None = None) -> Claim:
+    """The claim command-line flags describe: ε alone is pure DP; with δ approximate; with α Rényi."""
+    if alpha is not None and delta is not None:
+        raise InvalidArgument("give either delta (approximate DP) or alpha (Rényi DP), not both.")
+    if alpha is not None:
+        return RenyiDP(alpha, epsilon)
+    if delta is not None:
+        return ApproxDP(epsilon, delta)
+    return PureDP(epsilon)

@@ -1,91 +1,136 @@
-"""Command line: ``dpfuzz audit MODULE:ATTRIBUTE …`` and ``dpfuzz catalog``.
+"""Command line: ``dpfuzz audit TARGET …``, ``dpfuzz campaign run``, ``dpfuzz report``, ``dpfuzz catalog``.
 
-A target is a catalogue entry (its claim and domain come with it), a mechanism factory (called
-with the claim's parameters it accepts, e.g. ``epsilon``), or a mechanism itself (a callable
-with a ``num_samples`` parameter). Exit status: 0 when the audit ran, 1 when it refuted the
-claim and ``--fail-on-violation`` was given, 2 for bad input.
+A target is a catalogue entry by name (``NonDPLaplaceMean1``; its claim and domain come with
+it) or ``package.module:attribute`` naming an entry, a mechanism factory (called with the claim's
+parameters it accepts, e.g. ``epsilon``, and ``--param`` values) or a mechanism (a callable with
+a ``num_samples`` parameter, `dpfuzz.per_call` wrappers included).
+
+Exit status: 0 when the command ran (an audit that refutes its claim too, unless
+``--fail-on-violation``); 1 for a refutation with ``--fail-on-violation``, or a campaign report
+with misses, false alarms, refutations or errors; 2 for bad input (the message names it).
+Only dpfuzz's own errors are reported as bad input: anything else is a bug and shows its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import inspect
 import json
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from rich.console import Console
-from rich.table import Table
+# Kept here rather than imported, so that ``dpfuzz --help`` imports nothing heavy; a test
+# checks they match the registries.
+TESTERS = ("auto", "hockey_stick", "histogram", "mmd", "renyi", "float_bits")
+FINDERS = ("random", "grid", "hypothesis", "vizier")
+RELATIONS = ("add_remove", "substitute", "linf")
+BUDGETS = ("default", "quick", "thorough")
+SAMPLING = ("adaptive", "fixed")
+CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP")
 
-from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
-from dpfuzz.datasets import Domain
-from dpfuzz.errors import ConfigError, DPFuzzError
-from dpfuzz.finders import FINDER_NAMES
-from dpfuzz.search import audit
-from dpfuzz.targets import is_mechanism, load_attribute
-from dpfuzz.testers import TESTERS
+# flag -> AuditSettings field
+SETTINGS_FLAGS = ("tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds")
+DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(argv)
+    args.argv = argv
+    from rich.console import Console
+
+    from dpfuzz.errors import DPFuzzError
+
     # Wide enough for the catalogue table when the output is a file or a pipe.
-    console = Console() if sys.stdout.isatty() else Console(width=200)
+    console = Console(highlight=False) if sys.stdout.isatty() else Console(width=200, highlight=False)
     try:
         return args.run(args, console)
-    except (DPFuzzError, ValueError, TypeError, ImportError, AttributeError, LookupError) as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+    except DPFuzzError as error:
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True, markup=True)
         return 2
+    except KeyboardInterrupt:
+        Console(stderr=True).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
+        return 130
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpfuzz")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpfuzz", description="Find differential-privacy bugs by running mechanisms.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    formatter = argparse.ArgumentDefaultsHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="dpfuzz",
+        description="Find differential-privacy bugs by running mechanisms.",
+        epilog="Try: dpfuzz audit NonDPLaplaceMean1   (dpfuzz catalog lists the entries)",
+    )
+    parser.add_argument("--version", action="version", version=f"dpfuzz {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("audit", help="audit one mechanism against its privacy claim")
-    run.add_argument("target", help="module:attribute of a catalogue entry, mechanism factory or mechanism")
-    claim = run.add_argument_group("claim (defaults: the catalogue entry's)")
-    claim.add_argument("--epsilon", type=float)
-    claim.add_argument("--delta", type=float, help="approximate DP: (epsilon, delta)")
-    claim.add_argument("--alpha", type=float, help="Rényi DP: (alpha, epsilon)")
-    claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="other factory parameter")
-    domain = run.add_argument_group("domain (defaults: the catalogue entry's, else dpfuzz.Domain's)")
-    domain.add_argument("--low", type=float)
-    domain.add_argument("--high", type=float)
-    domain.add_argument("--min-size", type=int)
-    domain.add_argument("--max-size", type=int)
-    domain.add_argument("--relation", choices=["add_remove", "substitute"])
-    domain.add_argument("--dim", type=int)
-    domain.add_argument("--dtype", choices=["float", "int"])
-    search = run.add_argument_group("search")
-    search.add_argument("--tester", default="auto", choices=["auto", *TESTERS])
-    search.add_argument("--finder", default="random", choices=FINDER_NAMES)
-    search.add_argument("--trials", type=int, default=10)
-    search.add_argument("--samples", type=int, default=100_000, help="per dataset per trial")
-    search.add_argument("--verify-samples", type=int, help="fresh samples per dataset to certify (default: 5 x --samples)")
-    search.add_argument("--beta", type=float, default=0.05, help="false-alarm probability of the whole audit")
+    run = commands.add_parser(
+        "audit",
+        help="audit one mechanism against its privacy claim",
+        formatter_class=formatter,
+        description="Search for neighbouring datasets on which TARGET violates its claim, then certify the violation.",
+        epilog="Examples: dpfuzz audit NonDPLaplaceMean1 | dpfuzz audit mymodule:noisy_sum --epsilon 1 --max-size 5",
+    )
+    run.add_argument("target", help="catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism")
+    claim = run.add_argument_group("claim (default: the catalogue entry's)")
+    claim.add_argument("--epsilon", type=float, help="ε of the claim")
+    claim.add_argument("--delta", type=float, help="approximate DP: (ε, δ)")
+    claim.add_argument("--alpha", type=float, help="Rényi DP: (α, ε)")
+    claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
+    domain = run.add_argument_group("domain (default: the catalogue entry's, else dpfuzz.Domain's)")
+    domain.add_argument("--low", type=float, help="smallest record value")
+    domain.add_argument("--high", type=float, help="largest record value")
+    domain.add_argument("--min-size", type=int, help="fewest records in a dataset")
+    domain.add_argument("--max-size", type=int, help="most records in a dataset")
+    domain.add_argument("--relation", choices=RELATIONS, help="neighbouring relation")
+    domain.add_argument("--distance", type=int, help="add_remove/substitute: neighbours differ in this many records")
+    domain.add_argument("--sensitivity", type=float, help="linf: how far each answer may move")
+    domain.add_argument("--dim", type=int, help="length of vector records (scalar records when unset)")
+    domain.add_argument("--dtype", choices=["float", "int"], help="record type")
+    search = run.add_argument_group("audit (default: the --budget preset's)")
+    search.add_argument("--budget", choices=BUDGETS, default="default", help="preset of the settings below")
+    search.add_argument("--tester", choices=TESTERS, help="how divergence is bounded (default auto)")
+    search.add_argument("--finder", choices=FINDERS, help="how pairs are proposed (default random)")
+    search.add_argument("--trials", type=int, help="neighbouring pairs to try (default 10)")
+    search.add_argument("--samples", type=int, help="outputs per dataset per trial, at most (default 100000)")
+    search.add_argument("--verify-samples", type=int, help="fresh outputs per dataset to certify, at most (default 5 x --samples)")
+    search.add_argument("--beta", type=float, help="false-alarm probability of the whole audit (default 0.05)")
     search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
-    run.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
-    run.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
+    search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
+    search.add_argument("--max-draws", type=int, help="cap on all outputs drawn (reproducible)")
+    search.add_argument("--max-seconds", type=float, help="cap on wall-clock time (not reproducible)")
+    output = run.add_argument_group("output")
+    output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
+    output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
+    output.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
     run.set_defaults(run=_audit_command)
 
     campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
-    campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True)
-    start = campaign_commands.add_parser("run", help="run a campaign (no CONFIG: the whole catalogue)")
-    start.add_argument("config", nargs="?", type=Path, help="TOML config (see dpfuzz.campaign)")
-    start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder (default ./dpfuzz-results)")
-    start.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True, metavar="COMMAND")
+    start = campaign_commands.add_parser(
+        "run", help="run a campaign (no CONFIG: the whole catalogue)", formatter_class=formatter,
+        description="Run every audit of a TOML config (see the README), storing each as it finishes.",
+    )
+    start.add_argument("config", nargs="?", type=Path, help="TOML config (default: the whole catalogue, quick budget)")
+    start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
+    start.add_argument("--workers", type=int, default=1, help="local worker processes")
     start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
     start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
     start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
     start.set_defaults(run=_campaign_command)
 
-    report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report")
+    report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter)
     report.add_argument("--run", dest="run_id", type=int, help="run id (default: the latest)")
-    report.add_argument("--results", type=Path, default=Path("dpfuzz-results"))
-    report.add_argument("--out", type=Path, help="report folder (default RESULTS/reports)")
+    report.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
+    report.add_argument("--out", type=Path, help="report folder (default: RESULTS/reports)")
     report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
     report.set_defaults(run=_report_command)
 
@@ -95,111 +140,137 @@ def _parser() -> argparse.ArgumentParser:
     truth.add_argument("--satisfies", action="store_true", help="only mechanisms that satisfy their claim")
     truth.add_argument("--violates", action="store_true", help="only mechanisms that violate their claim")
     catalog.add_argument("--family", help="only this family (means, svt, noisy_max, …)")
-    catalog.add_argument("--claim", choices=["PureDP", "ApproxDP", "RenyiDP"], help="only this claim type")
+    catalog.add_argument("--claim", choices=CLAIM_TYPES, help="only this claim type")
     catalog.set_defaults(run=_catalog_command)
     return parser
 
 
-def _audit_command(args: argparse.Namespace, console: Console) -> int:
-    mechanism, claim, domain = resolve_target(args)
-    report = audit(
-        mechanism,
-        claim,
-        domain,
-        tester=args.tester,
-        finder=args.finder,
-        trials=args.trials,
-        samples=args.samples,
-        verify_samples=args.verify_samples,
-        beta=args.beta,
-        seed=args.seed,
+# -- audit ----------------------------------------------------------------------------------------
+def _audit_command(args: argparse.Namespace, console) -> int:
+    from dpfuzz.auditing import audit
+    from dpfuzz.settings import AuditSettings
+
+    target = resolve_target(args)
+    options = {name: getattr(args, name) for name in SETTINGS_FLAGS if getattr(args, name) is not None}
+    settings = AuditSettings.build(budget=args.budget, **options)
+    console.print(
+        f"auditing {target.name}: claim {target.claim.describe()}, relation {target.domain.relation}; "
+        f"{args.budget} budget, {settings.sampling} sampling"
+        + (f", max {settings.max_draws:,} draws" if settings.max_draws else "")
+        + (f", max {settings.max_seconds:g} s" if settings.max_seconds else ""),
     )
+    report = audit(target.mechanism, target.claim, target.domain, settings)
+    report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
     style = "bold red" if report.violated else "bold green"
     first, *rest = report.summary().splitlines()
-    console.print(f"[{style}]{first}[/]", highlight=False)
-    console.print("\n".join(rest), highlight=False, soft_wrap=True)
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(report.to_json())
-        console.print(f"report written to {args.json}", highlight=False)
+    console.print(f"[{style}]{first}[/]")
+    console.print("\n".join(rest), soft_wrap=True, markup=False)
+    for path, text in ((args.json, report.to_json), (args.html, report.to_html)):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text())
+            console.print(f"report written to {path}")
     return 1 if report.violated and args.fail_on_violation else 0
 
 
-def resolve_target(args: argparse.Namespace) -> tuple[Any, Claim, Domain]:
-    """The mechanism, claim and domain that the command line describes."""
-    from mechanisms.entry import CatalogueEntry
+def _with_reproduce(report, command: str):
+    from dataclasses import replace
 
-    target = load_attribute(args.target)
-    extra = dict(_parse_param(text) for text in args.param)
+    return replace(report, reproduce=command)
+
+
+def _reproduce_command(argv: list[str], add_seed: bool, seed: int) -> str:
+    """This command line, with the seed pinned and the report files left out."""
+    import shlex
+
+    kept, skip = [], False
+    for part in argv:
+        if skip:
+            skip = False
+        elif part in ("--json", "--html"):
+            skip = True
+        elif not part.startswith(("--json=", "--html=")):
+            kept.append(part)
+    return " ".join(["dpfuzz", *map(shlex.quote, kept), *(["--seed", str(seed)] if add_seed else [])])
+
+
+def resolve_target(args: argparse.Namespace):
+    """The `dpfuzz.targets.Resolved` target that the command line describes."""
+    import dataclasses
+
+    from dpfuzz.targets import resolve
+
     claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha") if getattr(args, name) is not None}
-    if isinstance(target, CatalogueEntry):
-        params = target.params(**{k: v for k, v in claimed.items() if k in target.defaults}, **extra)
-        ignored = sorted(set(claimed) - set(target.defaults))
-        if ignored:
-            raise ConfigError(f"{target.name} claims {target.claim(**params).describe()}; it takes no {ignored}.")
-        claim = target.claim(**params)
-        return target(**params), claim, _override_domain(target.domain(**params), args)
-    if not callable(target):
-        raise ConfigError(f"{args.target} is a {type(target).__name__}, not a catalogue entry, factory or mechanism.")
-    claim = _claim_from_flags(claimed, args.target)
-    if is_mechanism(target):
-        mechanism = target
-    else:
-        accepted = inspect.signature(target).parameters
-        mechanism = target(**{k: v for k, v in {**claimed, **extra}.items() if k in accepted})
-    return mechanism, claim, _override_domain(Domain(), args)
+    params = dict(_parse_param(text) for text in args.param)
+    target = resolve(args.target, claimed=claimed, params=params)
+    changes = {name: getattr(args, name) for name in DOMAIN_FLAGS if getattr(args, name) is not None}
+    if args.relation is not None or args.distance is not None or args.sensitivity is not None:
+        domain = target.domain
+        changes["relation"] = args.relation or domain.relation.name
+        changes["distance"] = args.distance
+        changes["sensitivity"] = args.sensitivity
+    if changes:
+        from dpfuzz.datasets import Domain
 
-
-def _claim_from_flags(claimed: dict, target: str) -> Claim:
-    if "epsilon" not in claimed:
-        raise ConfigError(f"{target} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha).")
-    if "alpha" in claimed and "delta" in claimed:
-        raise ConfigError("give either --delta (approximate DP) or --alpha (Rényi DP), not both.")
-    if "alpha" in claimed:
-        return RenyiDP(claimed["alpha"], claimed["epsilon"])
-    if "delta" in claimed:
-        return ApproxDP(claimed["epsilon"], claimed["delta"])
-    return PureDP(claimed["epsilon"])
-
-
-def _override_domain(domain: Domain, args: argparse.Namespace) -> Domain:
-    fields = ("low", "high", "min_size", "max_size", "relation", "dim", "dtype")
-    changes = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
-    return dataclasses.replace(domain, **changes) if changes else domain
+        base = {key: value for key, value in target.domain.to_dict().items()}
+        if "relation" in changes:
+            base.pop("distance", None)
+            base.pop("sensitivity", None)
+        target = dataclasses.replace(target, domain=Domain(**{**base, **changes}))
+    return target
 
 
 def _parse_param(text: str) -> tuple[str, Any]:
+    from dpfuzz.errors import ConfigError
+
     name, separator, value = text.partition("=")
     if not separator or not name:
-        raise ConfigError(f"--param {text!r} must look like NAME=VALUE.")
+        raise ConfigError(f"--param {text!r} must look like NAME=VALUE (VALUE in JSON, or a bare string).")
     try:
         return name, json.loads(value)
     except json.JSONDecodeError:
         return name, value
 
 
-def _campaign_command(args: argparse.Namespace, console: Console) -> int:
+# -- campaigns ------------------------------------------------------------------------------------
+def _campaign_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.campaign import CampaignConfig, load_config, run_campaign, validate
+    from dpfuzz.errors import ConfigError
     from dpfuzz.store import ResultsStore
 
+    if args.resume is not None and not (args.results / "results.db").exists():
+        raise ConfigError(f"--resume: no results database in {args.results}; pass the --results folder of the run.")
     store = ResultsStore(args.results / "results.db")
     if args.resume is not None:
         run = store.run(None if args.resume == -1 else args.resume)
         config, run_id = CampaignConfig.from_dict(run["config"]), run["run_id"]
-        validate(config)
+        if args.config is not None and load_config(args.config).to_dict() != config.to_dict():
+            raise ConfigError(
+                f"{args.config} is not the config run {run_id} was started with; resume without CONFIG to finish "
+                f"run {run_id} as stored, or drop --resume to start a new run with {args.config}."
+            )
+        validate(config, f"run {run_id}'s config")
     else:
         config, run_id = load_config(args.config), None
     total = len(config.audits())
-    console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}", highlight=False)
+    console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}")
+    tally = {"done": 0}
+    args.interrupted = (
+        f"interrupted: finished audits are stored in {store.path}; finish the run with "
+        f"dpfuzz campaign run --resume --results {args.results}"
+    )
     with _Progress(console, total) as advance:
         run_id = run_campaign(config, store, workers=args.workers, scheduler=args.scheduler, run_id=run_id, on_result=advance)
-    console.print(f"run {run_id} finished", highlight=False)
+        tally = advance.tally
+    counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(tally.items()))
+    console.print(f"run {run_id} finished: {counts or 'nothing left to run'}")
     if not args.no_report:
         _write_report(store, run_id, args.results / "reports", None, console)
-    return 0  # the run completed; 'dpfuzz report' exits non-zero on misses and false alarms
+    return 0  # the run completed; 'dpfuzz report' exits non-zero on misses, refutations and errors
 
 
-def _report_command(args: argparse.Namespace, console: Console) -> int:
+def _report_command(args: argparse.Namespace, console) -> int:
+    from dpfuzz.errors import ConfigError
     from dpfuzz.store import ResultsStore
 
     if not (args.results / "results.db").exists():
@@ -211,57 +282,62 @@ def _report_command(args: argparse.Namespace, console: Console) -> int:
     return _write_report(store, args.run_id, out, None, console)
 
 
-def _write_report(store, run_id, out, compare_with, console: Console) -> int:
+def _write_report(store, run_id, out, compare_with, console) -> int:
     from dpfuzz.campaign_report import write_reports
 
     paths, failing = write_reports(store, run_id, out, compare_with)
     for path in paths:
-        console.print(f"report written to {path}", highlight=False)
+        console.print(f"report written to {path}")
     for failure in failing:
-        console.print(f"[bold red]{failure['outcome']}[/]: {failure['target']} {failure.get('error', '')}", highlight=False)
+        console.print(f"[bold red]{failure['outcome']}[/]: {failure['target']} {failure.get('error', '')}")
     return 1 if failing else 0
 
 
 class _Progress:
-    """Rich progress bar on a terminal; one plain log line per audit otherwise."""
+    """Rich progress bar on a terminal; one plain log line per audit otherwise. Counts outcomes."""
 
-    def __init__(self, console: Console, total: int):
+    def __init__(self, console, total: int):
         self.console, self.total = console, total
+        self.tally: dict[str, int] = {}
 
     def __enter__(self):
+        self.bar = None
         if self.console.is_terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=self.console)
             self.task = self.bar.add_task("audits", total=self.total)
             self.bar.start()
-        else:
-            self.bar = None
-        return self.advance
+        return self
 
-    def advance(self, summary: dict, done: int, total: int) -> None:
+    def __call__(self, summary: dict, done: int, total: int) -> None:
+        self.tally[summary["outcome"]] = self.tally.get(summary["outcome"], 0) + 1
         epsilon = summary.get("epsilon_lower_bound")
-        text = f"{summary['target']}: {summary['outcome']}" + ("" if epsilon is None else f", eps >= {epsilon:.3g}")
+        text = f"{summary['target']}: {summary['outcome']}" + ("" if epsilon is None else f", ε ≥ {epsilon:.3g}")
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:
-            self.console.print(f"[{done}/{total}] {text} ({summary.get('seconds', 0):.1f} s)", highlight=False)
+            self.console.print(f"[{done}/{total}] {text} ({summary.get('seconds', 0):.1f} s)", markup=False)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
             self.bar.stop()
 
 
-def _catalog_command(args: argparse.Namespace, console: Console) -> int:
-    from mechanisms import catalogue
+# -- catalogue ------------------------------------------------------------------------------------
+def _catalog_command(args: argparse.Namespace, console) -> int:
+    from rich.table import Table
+
+    from dpfuzz.catalogue import catalogue
+    from dpfuzz.claims import CLAIM_TYPES as TYPES
 
     satisfies = True if args.satisfies else False if args.violates else None
-    claim_type = {"PureDP": PureDP, "ApproxDP": ApproxDP, "RenyiDP": RenyiDP}.get(args.claim)
+    claim_type = TYPES.get(args.claim) if args.claim else None
     entries = catalogue(satisfies=satisfies, claim_type=claim_type, family=args.family)
     if args.json:
         console.print_json(json.dumps([entry.to_dict() for entry in entries]))
         return 0
-    table = Table(title="dpfuzz catalogue")
+    table = Table(title="dpfuzz catalogue (audit one with: dpfuzz audit NAME)")
     for column in ("name", "family", "claim", "truth", "true ε", "tester", "witness"):
         table.add_column(column)
     verdicts = {True: "satisfies", False: "[red]violates[/]", None: "unknown"}
@@ -269,13 +345,8 @@ def _catalog_command(args: argparse.Namespace, console: Console) -> int:
         truth = entry.truth()
         true_epsilon = "" if truth.true_epsilon is None else f"{truth.true_epsilon:.4g}"
         table.add_row(
-            entry.name,
-            entry.family,
-            entry.claim().describe(),
-            verdicts[truth.satisfies],
-            true_epsilon,
-            entry.tester,
-            "yes" if entry.witness() is not None else "",
+            entry.name, entry.family, entry.claim().describe(), verdicts[truth.satisfies], true_epsilon,
+            entry.tester, "yes" if entry.witness() is not None else "",
         )
     console.print(table)
     return 0

@@ -1,27 +1,22 @@
-"""Record domains, neighbouring relations and dataset pairs.
+"""Datasets, dataset pairs and record domains.
 
 A dataset is a numpy array with one row per record: shape ``(n,)`` for scalar records and
-``(n, dim)`` for vector records. Two datasets are neighbours under
-
-* ``"add_remove"`` — one is the other with one record added (sizes differ by one);
-* ``"substitute"`` — same size, exactly one record replaced;
-* ``"linf"`` — the dataset is a vector of query answers (one scalar per query, order matters)
-  and every answer moves by at most ``sensitivity`` (StatDP / DP-Sniper's convention for SVT
-  and noisy max).
-
-The first two are multiset relations: the order of records does not matter.
+``(n, dim)`` for vector records. A `Domain` says which records and sizes are allowed and which
+neighbouring relation (`dpfuzz.relations`) makes two datasets neighbours.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-RELATIONS = ("add_remove", "substitute", "linf")
-DTYPES = ("float", "int")
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.validation import check_int
+
+if TYPE_CHECKING:
+    from dpfuzz.relations import Relation
 
 
 @dataclass(frozen=True)
@@ -57,12 +52,38 @@ class DatasetPair:
         return f"DatasetPair(d0={format_dataset(self.d0)}, d1={format_dataset(self.d1)})"
 
 
-def format_dataset(dataset: np.ndarray, limit: int = 8) -> str:
-    """A short, readable listing of a dataset's records (rounded, truncated)."""
-    values = np.round(dataset, 4).tolist()
+def format_records(records, limit: int = 8) -> str:
+    """A short, readable listing of records (rounded, truncated)."""
+    values = np.round(np.asarray(records, dtype=float), 4).tolist()
+    values = [int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 1e15 else v for v in values]
     if len(values) > limit:
         return f"[{', '.join(map(str, values[:limit]))}, … ({len(values)} records)]"
     return str(values)
+
+
+def format_dataset(dataset: np.ndarray, limit: int = 8) -> str:
+    """A short, readable listing of a dataset's records (rounded, truncated)."""
+    return format_records(np.asarray(dataset).tolist(), limit)
+
+
+_DTYPE_NAMES = {"int": "int", "float": "float"}
+
+
+def _dtype_name(dtype: object) -> str:
+    """"int" or "float" from the strings, Python's int and float, or any numpy integer/float dtype."""
+    if isinstance(dtype, str) and dtype in _DTYPE_NAMES:
+        return dtype
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        kind = None
+    if kind in ("i", "u"):
+        return "int"
+    if kind == "f":
+        return "float"
+    raise InvalidArgument(
+        f"dtype must be 'int' or 'float' (or int, float, a numpy integer or float dtype), got {dtype!r}."
+    )
 
 
 @dataclass(frozen=True)
@@ -73,88 +94,74 @@ class Domain:
     ----------
     low, high : bounds of every record coordinate (scalars, or arrays of length ``dim``).
     min_size, max_size : allowed number of records in a dataset (inclusive).
-    relation : ``"add_remove"``, ``"substitute"`` or ``"linf"`` (query-answer vectors of
-        exactly ``min_size == max_size`` answers).
+    relation : ``"add_remove"`` (default), ``"substitute"`` or ``"linf"`` (query-answer vectors
+        of exactly ``min_size == max_size`` answers), or a `dpfuzz.relations.Relation`.
     dim : ``None`` for scalar records, else the length of each vector record.
-    dtype : ``"float"`` or ``"int"`` (integer records take every value in [low, high]).
-    sensitivity : for ``"linf"``, how far each answer may move between neighbours.
-    distance : neighbours differ in this many records (groups of k under add/remove or
-        substitute; 1 is the usual relation).
+    dtype : ``"float"`` or ``"int"`` (Python's ``int``/``float`` and numpy dtypes work too);
+        integer records take every value in [low, high].
+    distance : add/remove and substitute: neighbours differ in this many records (groups of k;
+        default 1).
+    sensitivity : linf: how far each answer may move between neighbours (default 1).
+
+    After construction `relation` is the `Relation` object, and `distance` and `sensitivity`
+    hold its parameter (1 and None for the multiset relations, 1 and s for linf).
     """
 
     low: float | tuple = 0.0
     high: float | tuple = 1.0
     min_size: int = 0
     max_size: int = 10
-    relation: Literal["add_remove", "substitute", "linf"] = "add_remove"
+    relation: "str | Relation" = "add_remove"
     dim: int | None = None
-    dtype: Literal["float", "int"] = "float"
-    sensitivity: float = 1.0
-    distance: int = 1
+    dtype: object = "float"
+    distance: int | None = None
+    sensitivity: float | None = None
     _low: np.ndarray = field(init=False, repr=False, compare=False)
     _high: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.relation not in RELATIONS:
-            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}.")
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}.")
-        if self.dim is not None and (isinstance(self.dim, bool) or not isinstance(self.dim, int) or self.dim < 1):
-            raise ValueError(f"dim must be None (scalar records) or a positive int, got {self.dim!r}.")
+        from dpfuzz.relations import Linf, make_relation  # relations imports this module
+
+        relation = make_relation(self.relation, self.distance, self.sensitivity)
+        object.__setattr__(self, "relation", relation)
+        object.__setattr__(self, "distance", getattr(relation, "distance", 1))
+        object.__setattr__(self, "sensitivity", relation.sensitivity if isinstance(relation, Linf) else None)
+        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+        if self.dim is not None:
+            check_int("dim (None for scalar records)", self.dim, minimum=1)
         for name in ("min_size", "max_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
+            object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=0))
         if self.max_size < self.min_size:
-            raise ValueError(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
-        if isinstance(self.distance, bool) or not isinstance(self.distance, int) or self.distance < 1:
-            raise ValueError(f"distance must be a positive int, got {self.distance!r}.")
-        if self.relation == "linf" and self.distance != 1:
-            raise ValueError("relation='linf' moves every answer at once; distance must be 1.")
-        if self.relation == "add_remove" and self.max_size - self.min_size < self.distance:
-            raise ValueError(
-                f"add_remove neighbours at distance {self.distance} need max_size - min_size >= {self.distance}, "
-                f"got {self.min_size}..{self.max_size}; widen the size range."
-            )
-        if self.relation == "add_remove" and self.max_size == self.min_size:
-            raise ValueError(
-                f"add_remove neighbours differ in size by one, but min_size == max_size == {self.min_size}; "
-                "widen the size range or use relation='substitute'."
-            )
-        if self.relation == "substitute" and self.max_size < self.distance:
-            raise ValueError(f"substitute neighbours need at least {self.distance} record(s): set max_size >= {self.distance}.")
-        if self.relation == "linf":
-            if self.dim is not None or self.min_size != self.max_size or self.min_size < 1:
-                raise ValueError(
-                    "relation='linf' holds one scalar answer per query: set dim=None and "
-                    f"min_size == max_size == the number of queries, got dim={self.dim!r}, "
-                    f"min_size={self.min_size}, max_size={self.max_size}."
-                )
-            if not self.sensitivity > 0:
-                raise ValueError(f"sensitivity must be > 0, got {self.sensitivity!r}.")
+            raise InvalidArgument(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
         shape = () if self.dim is None else (self.dim,)
         low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
         if not np.all(low <= high):
-            raise ValueError(f"low must be <= high in every coordinate, got low={self.low!r}, high={self.high!r}.")
+            raise InvalidArgument(f"low must be <= high in every coordinate, got low={self.low!r}, high={self.high!r}.")
         if self.dtype == "int" and not (np.all(low == np.round(low)) and np.all(high == np.round(high))):
-            raise ValueError(f"dtype='int' needs integer bounds, got low={self.low!r}, high={self.high!r}.")
+            raise InvalidArgument(f"dtype='int' needs integer bounds, got low={self.low!r}, high={self.high!r}.")
         object.__setattr__(self, "_low", low)
         object.__setattr__(self, "_high", high)
+        relation.check_domain(self)
 
     @staticmethod
     def _bound(name: str, value: object, shape: tuple) -> np.ndarray:
         try:
             array = np.broadcast_to(np.asarray(value, dtype=float), shape).copy()
         except (TypeError, ValueError) as error:
-            raise ValueError(f"{name}={value!r} must be a number or one per coordinate (shape {shape}).") from error
+            raise InvalidArgument(f"{name}={value!r} must be a number or one per coordinate (shape {shape}).") from error
         if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} must be finite, got {value!r}.")
+            raise InvalidArgument(f"{name} must be finite, got {value!r}.")
         return array
 
     # -- shapes and records -------------------------------------------------------------
     @property
     def record_shape(self) -> tuple:
         return () if self.dim is None else (self.dim,)
+
+    @property
+    def record_width(self) -> int:
+        """Coordinates per record (1 for scalar records)."""
+        return 1 if self.dim is None else self.dim
 
     @property
     def numpy_dtype(self) -> type:
@@ -186,87 +193,58 @@ class Domain:
         size = int(rng.integers(self.min_size, self.max_size + 1)) if size is None else size
         return self.random_records(size, rng)
 
-    def random_neighbour(self, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random neighbour of `dataset` under this domain's relation."""
-        n = len(dataset)
-        if self.relation == "linf":
-            while True:
-                if self.dtype == "int":
-                    step = rng.integers(-int(self.sensitivity), int(self.sensitivity) + 1, size=n)
-                else:
-                    step = rng.uniform(-self.sensitivity, self.sensitivity, size=n)
-                neighbour = np.clip(dataset + step, self._low, self._high).astype(dataset.dtype)
-                if not np.array_equal(neighbour, dataset):
-                    return neighbour
-        if self.relation == "substitute":
-            if n == 0:
-                raise ValueError("the empty dataset has no substitute neighbour.")
-            if np.all(self._low == self._high):
-                raise ValueError(f"the domain holds a single record value ({self.low}); nothing to substitute.")
-            if n < self.distance:
-                raise ValueError(f"a dataset of {n} records has no substitute neighbour at distance {self.distance}.")
-            for _ in range(1000):  # k records out, k different ones in (as multisets)
-                neighbour = dataset.copy()
-                neighbour[rng.choice(n, size=self.distance, replace=False)] = self.random_records(self.distance, rng)
-                if _multiset_difference(dataset, neighbour) == (self.distance, self.distance):
-                    return neighbour
-            raise ValueError(f"found no substitute neighbour at distance {self.distance} of {format_dataset(dataset)}.")
-        k = self.distance
-        can_add, can_remove = n + k <= self.max_size, n - k >= self.min_size
-        if not (can_add or can_remove):
-            raise ValueError(f"a dataset of {n} records has no add/remove neighbour at distance {k} in this domain.")
-        if can_add and (not can_remove or rng.random() < 0.5):
-            return np.concatenate([dataset, self.random_records(k, rng)])
-        return np.delete(dataset, rng.choice(n, size=k, replace=False), axis=0)
+    def record_at(self, fraction: float) -> np.ndarray:
+        """The record at `fraction` of the way from `lower` to `upper` in every coordinate."""
+        record = self._low + fraction * (self._high - self._low)
+        return np.round(record) if self.dtype == "int" else record
+
+    def constant_records(self, record: object, count: int) -> np.ndarray:
+        """`count` copies of one record, as a dataset array."""
+        return np.broadcast_to(np.asarray(record, dtype=self.numpy_dtype), (count,) + self.record_shape).copy()
+
+    def records_from_unit(self, unit: np.ndarray) -> np.ndarray:
+        """Records from coordinates in [0, 1], `record_width` per record (integers: equal cells)."""
+        width = self.record_width
+        low, span = self._low.reshape(-1), (self._high - self._low).reshape(-1)
+        cells = np.asarray(unit, dtype=float).reshape(-1, width)
+        if self.dtype == "int":
+            values = np.minimum(low + np.floor(cells * (span + 1)), self._high.reshape(-1))
+        else:
+            values = low + cells * span
+        values = values.astype(self.numpy_dtype)
+        return values[:, 0] if self.dim is None else values
 
     def random_pair(self, rng: np.random.Generator) -> DatasetPair:
-        if self.relation == "add_remove":  # the smaller dataset, then k records added; either order
-            smaller = self.random_dataset(rng, size=int(rng.integers(self.min_size, self.max_size - self.distance + 1)))
-            larger = np.concatenate([smaller, self.random_records(self.distance, rng)])
-            return DatasetPair(smaller, larger) if rng.random() < 0.5 else DatasetPair(larger, smaller)
-        size_low = max(self.min_size, self.distance) if self.relation == "substitute" else self.min_size
-        d0 = self.random_dataset(rng, size=int(rng.integers(size_low, self.max_size + 1)))
-        return DatasetPair(d0, self.random_neighbour(d0, rng))
+        """A random neighbouring pair of the domain (either order)."""
+        return self.relation.random_pair(self, rng)
 
-    # -- validation ------------------------------------------------------------------------
+    # -- validation and description ------------------------------------------------------
     def validate_dataset(self, dataset: np.ndarray, name: str = "dataset") -> None:
         if not isinstance(dataset, np.ndarray):
-            raise TypeError(f"{name} must be a numpy array, got {type(dataset).__name__}.")
+            raise InvalidArgument(f"{name} must be a numpy array, got {type(dataset).__name__}.")
         if dataset.ndim != 1 + len(self.record_shape) or dataset.shape[1:] != self.record_shape:
             expected = "(n,)" if self.dim is None else f"(n, {self.dim})"
-            raise ValueError(f"{name} has shape {dataset.shape}; this domain's datasets have shape {expected}.")
+            raise InvalidArgument(f"{name} has shape {dataset.shape}; this domain's datasets have shape {expected}.")
         if not self.min_size <= len(dataset) <= self.max_size:
-            raise ValueError(
+            raise InvalidArgument(
                 f"{name} has {len(dataset)} records; the domain allows {self.min_size} to {self.max_size}."
             )
         if len(dataset) and (np.any(dataset < self._low) or np.any(dataset > self._high)):
-            raise ValueError(f"{name} = {format_dataset(dataset)} has records outside [{self.low}, {self.high}].")
+            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has records outside [{self.low}, {self.high}].")
         if self.dtype == "int" and np.any(dataset != np.round(dataset)):
-            raise ValueError(f"{name} = {format_dataset(dataset)} has non-integer records but dtype='int'.")
+            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has non-integer records but dtype='int'.")
 
     def validate_pair(self, pair: DatasetPair) -> None:
-        """Raise ValueError unless both datasets lie in the domain and are neighbours."""
+        """Raise `InvalidArgument` unless both datasets lie in the domain and are neighbours."""
+        if not isinstance(pair, DatasetPair):
+            raise InvalidArgument(f"expected a dpfuzz.DatasetPair, got {type(pair).__name__}.")
         self.validate_dataset(pair.d0, "d0")
         self.validate_dataset(pair.d1, "d1")
-        if self.relation == "linf":
-            distance = float(np.max(np.abs(pair.d0 - pair.d1))) if len(pair.d0) else 0.0
-            if distance > self.sensitivity * (1 + 1e-12) or distance == 0:
-                raise ValueError(
-                    f"{pair!r} are not linf neighbours: the answers move by up to {distance:g}, "
-                    f"which must be in (0, {self.sensitivity:g}]."
-                )
-            return
-        removed, added = _multiset_difference(pair.d0, pair.d1)
-        k = self.distance
-        if self.relation == "add_remove":
-            ok = (removed, added) in ((k, 0), (0, k))
-        else:
-            ok = (removed, added) == (k, k)
-        if not ok:
-            raise ValueError(
-                f"{pair!r} are not {self.relation} neighbours: d1 removes {removed} and adds {added} "
-                "records of d0."
-            )
+        self.relation.check_pair(self, pair)
+
+    def describe_pair(self, pair: DatasetPair) -> list[str]:
+        """What differs first, then both datasets: ``["d1 = d0 + [0.0] (added)", "d0 = …", "d1 = …"]``."""
+        return [self.relation.difference(pair), f"d0 = {format_dataset(pair.d0)}", f"d1 = {format_dataset(pair.d1)}"]
 
     def to_dict(self) -> dict:
         def plain(value):
@@ -277,20 +255,7 @@ class Domain:
             "high": plain(self.high),
             "min_size": int(self.min_size),
             "max_size": int(self.max_size),
-            "relation": self.relation,
             "dim": self.dim,
             "dtype": self.dtype,
-            "sensitivity": self.sensitivity,
-            "distance": self.distance,
+            **self.relation.domain_fields(),
         }
-
-
-def _multiset_difference(d0: np.ndarray, d1: np.ndarray) -> tuple[int, int]:
-    """(records of d0 missing from d1, records of d1 missing from d0), as multisets."""
-    c0 = Counter(map(_record_key, d0))
-    c1 = Counter(map(_record_key, d1))
-    return sum((c0 - c1).values()), sum((c1 - c0).values())
-
-
-def _record_key(record: np.ndarray) -> tuple | float:
-    return tuple(np.ravel(record).tolist()) if np.ndim(record) else float(record)

@@ -1,21 +1,30 @@
-"""Exceptions dpfuzz raises for bad input; each message names the value and the fix."""
+"""Exceptions dpfuzz raises; each message names the value and the fix.
+
+`InvalidArgument` is the one type for bad input (a claim, domain, setting, config, target or
+tester option); the others say what went wrong while auditing. Catch `DPFuzzError` to handle
+everything dpfuzz reports on purpose; anything else is a bug in dpfuzz or in the caller.
+"""
 
 
 class DPFuzzError(Exception):
     """Base class of dpfuzz's own errors."""
 
 
-class MechanismError(DPFuzzError):
-    """The mechanism under audit raised, or returned something that is not a sample array."""
+class InvalidArgument(DPFuzzError, ValueError):
+    """Bad input: the message names the argument, the value given and what would be valid."""
 
 
-class UnsupportedClaimError(DPFuzzError, TypeError):
+class ConfigError(InvalidArgument):
+    """A malformed campaign or command-line configuration (all its problems in one message)."""
+
+
+class UnsupportedClaimError(InvalidArgument, TypeError):
     """A tester was asked to refute a kind of claim it cannot refute."""
 
 
-class UnsupportedOutputError(DPFuzzError, ValueError):
+class UnsupportedOutputError(InvalidArgument):
     """A tester was given outputs it cannot handle (e.g. vectors to a 1-D-only tester)."""
 
 
-class ConfigError(DPFuzzError, ValueError):
-    """A malformed audit configuration: unknown tester or finder name, bad sample counts …"""
+class MechanismError(DPFuzzError):
+    """The mechanism under audit raised, or returned something that is not a sample array."""

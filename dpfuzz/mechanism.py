@@ -8,14 +8,17 @@ draw per call are wrapped with `per_call`.
 
 from __future__ import annotations
 
-import functools
+import inspect
+import multiprocessing
+import pickle
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from dpfuzz.datasets import format_dataset
-from dpfuzz.errors import MechanismError
+from dpfuzz.errors import InvalidArgument, MechanismError
+from dpfuzz.validation import check_choice, check_int
 
 
 class Mechanism(Protocol):
@@ -27,31 +30,103 @@ def mechanism_name(mechanism: Callable) -> str:
     return name or type(mechanism).__name__
 
 
-def per_call(function: Callable[[np.ndarray, np.random.Generator], Any], workers: int = 1) -> Mechanism:
+def is_mechanism(target: Any) -> bool:
+    """A mechanism takes ``num_samples`` (dpfuzz's own wrappers included); other callables are factories."""
+    if isinstance(target, PerCallMechanism):
+        return True
+    try:
+        return "num_samples" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class PerCallMechanism:
+    """A one-draw-per-call function as a vectorised mechanism; made by `per_call`."""
+
+    def __init__(self, function, batch, batch_size: int, workers: int, start_method: str):
+        self.function = function
+        self.batch = batch
+        self.batch_size = batch_size
+        self.workers = workers
+        self.start_method = start_method
+        self.name = mechanism_name(function)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+        if self.workers <= 1:
+            return _draw(self.function, self.batch, self.batch_size, dataset, num_samples, rng)
+        sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), self.workers) if len(chunk)]
+        if self._pool is None:
+            context = multiprocessing.get_context(self.start_method)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        count = len(sizes)
+        chunks = self._pool.map(
+            _draw, [self.function] * count, [self.batch] * count, [self.batch_size] * count, [dataset] * count, sizes,
+            rng.spawn(count),
+        )
+        return np.concatenate(list(chunks))
+
+    def close(self) -> None:
+        """Shut the worker processes down (they are also shut down at exit)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_pool": None}  # a campaign may send the mechanism to another process
+
+    def __repr__(self) -> str:
+        return f"per_call({self.name}, workers={self.workers}{', batched' if self.batch else ''})"
+
+
+def per_call(
+    function: Callable[[np.ndarray, np.random.Generator], Any],
+    *,
+    batch: Callable[[np.ndarray, int, np.random.Generator], Any] | None = None,
+    batch_size: int = 10_000,
+    workers: int = 1,
+    start_method: str = "forkserver",
+) -> PerCallMechanism:
     """Adapt ``function(dataset, rng) -> one output`` to the vectorised contract.
 
-    The adapter loops ``num_samples`` times in Python; use it only for mechanisms that cannot
-    sample in bulk (e.g. real DP libraries that return one release per call). With
-    ``workers > 1`` the loop is split into chunks run in that many processes (the function
-    must then be importable, i.e. defined at module level); each chunk gets its own child
-    generator spawned from ``rng``, so results are reproducible for a given worker count.
+    Without `batch` the adapter loops ``num_samples`` times in Python: use it for code that
+    releases one value per call (real DP libraries). Where the code can serve many draws in
+    one call (a size argument, or a vector of identical inputs), pass
+    ``batch(dataset, count, rng) -> count outputs``; it is called with at most `batch_size`
+    draws at a time, and `function` remains the reference one-draw release.
+
+    With ``workers > 1`` draws are split into chunks run in that many worker processes, each
+    chunk with its own child generator spawned from ``rng``, so results are reproducible for a
+    given worker count. Workers are started with `start_method` (``"forkserver"`` by default,
+    safe after JAX or PyTorch have started threads; ``"spawn"`` also is), so the functions must
+    be picklable: defined at module level and importable.
     """
+    if not callable(function):
+        raise InvalidArgument(f"per_call needs a function(dataset, rng) -> one output, got {function!r}.")
+    if batch is not None and not callable(batch):
+        raise InvalidArgument(f"batch must be a function(dataset, count, rng) -> count outputs, got {batch!r}.")
+    check_int("batch_size", batch_size, minimum=1)
+    check_int("workers", workers, minimum=1)
+    check_choice("start_method", start_method, ("forkserver", "spawn", "fork"))
+    if workers > 1:
+        for role, value in (("function", function), ("batch", batch)):
+            try:
+                pickle.dumps(value)
+            except Exception as error:
+                raise InvalidArgument(
+                    f"per_call(workers={workers}) runs its {role} {value!r} in worker processes, so it must be "
+                    f"picklable, but pickling failed ({type(error).__name__}: {error}). Define it at module level "
+                    "(not a lambda or a nested function) in an importable module, or use workers=1."
+                ) from error
+    return PerCallMechanism(function, batch, batch_size, workers, start_method)
 
-    @functools.wraps(function)
-    def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        if workers <= 1:
-            return _draw_serially(function, dataset, num_samples, rng)
-        sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), workers) if len(chunk)]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            chunks = pool.map(_draw_serially, [function] * len(sizes), [dataset] * len(sizes), sizes, rng.spawn(len(sizes)))
-            return np.concatenate(list(chunks))
 
-    mechanism.name = mechanism_name(function)
-    return mechanism
-
-
-def _draw_serially(function, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    return np.asarray([function(dataset, rng) for _ in range(count)])
+def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` outputs: batched calls of at most `batch_size`, or one call per draw."""
+    if batch is None:
+        return np.asarray([function(dataset, rng) for _ in range(count)])
+    sizes = [batch_size] * (count // batch_size) + ([count % batch_size] if count % batch_size else [])
+    return np.concatenate([np.asarray(batch(dataset, size, rng)) for size in sizes]) if sizes else np.asarray([])
 
 
 def draw_samples(

@@ -6,11 +6,16 @@ Installed with dpfuzz (entry point ``pytest11``). In a test::
         dp_audit(noisy_sum, PureDP(1.0), Domain(low=0.0, high=1.0, max_size=10))
 
 A refuted claim fails the test with the witness, the certified bound and the command that
-reproduces it. Options: ``--dpfuzz-seed``, ``--dpfuzz-samples``, ``--dpfuzz-trials``,
-``--dpfuzz-beta``, ``--dpfuzz-budget quick|thorough`` and ``--dpfuzz-report DIR`` (a JSON and
-an HTML report per audit). ``@pytest.mark.dpfuzz(samples=…, trials=…, beta=…, budget=…, tester=…,
-finder=…)`` overrides them for one test. Every test using ``dp_audit`` carries the ``dpfuzz``
-marker: ``-m "not dpfuzz"`` deselects them.
+reproduces it; a mechanism that raises or returns bad outputs fails it with dpfuzz's message.
+Options: ``--dpfuzz-seed``, ``--dpfuzz-budget quick|thorough|default``, ``--dpfuzz-samples``,
+``--dpfuzz-trials``, ``--dpfuzz-beta``, ``--dpfuzz-max-draws``, ``--dpfuzz-max-seconds`` (per
+audit) and ``--dpfuzz-report DIR`` (a JSON and an HTML report per audit).
+``@pytest.mark.dpfuzz(**settings)`` overrides them for one test: any `dpfuzz.AuditSettings`
+field but the seed (``samples``, ``trials``, ``tester``, ``max_seconds`` …) and ``budget``.
+Every test using ``dp_audit`` carries the ``dpfuzz`` marker: ``-m "not dpfuzz"`` deselects them.
+
+The plugin imports only the standard library until a test calls ``dp_audit``, so it costs a
+project without DP tests nothing (``benchmarks/startup.py`` measures it).
 
 Each audit has its own β; the terminal summary lists every audit and the session's total
 false-alarm budget (the sum of the β's). Seeds derive from the session seed and the test id
@@ -26,13 +31,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from dpfuzz.testing import BUDGETS, DPViolation, assert_dp
+from dpfuzz.cli import BUDGETS
 
 _RESULTS = pytest.StashKey[list]()
-_OVERRIDABLE = ("trials", "samples", "verify_samples", "beta", "budget", "tester", "finder")
+# AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
+_OVERRIDABLE = (
+    "budget", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
+)
 
 
 @dataclass(frozen=True)
@@ -53,16 +60,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dpfuzz-trials", type=int, default=None, help="search trials per audit (overrides the budget)")
     group.addoption("--dpfuzz-beta", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
     group.addoption(
-        "--dpfuzz-budget", choices=sorted(BUDGETS), default="quick", help="quick (every push) or thorough (nightly)"
+        "--dpfuzz-budget", choices=BUDGETS, default="quick", help="quick (every push), thorough (nightly) or default"
     )
+    group.addoption("--dpfuzz-max-draws", type=int, default=None, help="cap on each audit's mechanism outputs (reproducible)")
+    group.addoption("--dpfuzz-max-seconds", type=float, default=None, help="cap on each audit's wall-clock seconds")
     group.addoption("--dpfuzz-report", metavar="DIR", default=None, help="write each audit's JSON report into DIR")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dpfuzz(**options): a test that runs dpfuzz audits; options (trials, samples, beta, budget, "
-        "tester, finder) override the session's for this test",
+        "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget and any AuditSettings field "
+        "but seed: trials, samples, beta, tester, finder, max_seconds …) override the session's for this test",
     )
     config.stash[_RESULTS] = []
 
@@ -111,17 +120,25 @@ class Auditor:
             "beta": config.getoption("--dpfuzz-beta"),
             "trials": config.getoption("--dpfuzz-trials"),
             "samples": config.getoption("--dpfuzz-samples"),
+            "max_draws": config.getoption("--dpfuzz-max-draws"),
+            "max_seconds": config.getoption("--dpfuzz-max-seconds"),
         }
         marker = self._request.node.get_closest_marker("dpfuzz")
         if marker is not None:
-            unknown = set(marker.kwargs) - set(_OVERRIDABLE)
+            unknown = sorted(set(marker.kwargs) - set(_OVERRIDABLE))
             if unknown:
-                raise pytest.UsageError(f"@pytest.mark.dpfuzz got unknown options {sorted(unknown)}; use {list(_OVERRIDABLE)}.")
+                from dpfuzz.validation import did_you_mean
+
+                hints = "".join(did_you_mean(name, _OVERRIDABLE) for name in unknown)
+                pytest.fail(f"@pytest.mark.dpfuzz got unknown settings {unknown}.{hints} Known: {', '.join(_OVERRIDABLE)}.", pytrace=False)
             options.update(marker.kwargs)
         options.update(overrides)
         return {key: value for key, value in options.items() if value is not None}
 
     def _run(self, mechanism, claim, domain, call_key: str, overrides: dict):
+        from dpfuzz.assertions import DPViolation, assert_dp
+        from dpfuzz.errors import DPFuzzError
+
         config = self._request.config
         nodeid = self._request.node.nodeid
         session_seed = config.getoption("--dpfuzz-seed")
@@ -129,11 +146,16 @@ class Auditor:
         options["seed"] = derive_seed(session_seed, nodeid, call_key)
         reproduce = f'pytest "{nodeid}" --dpfuzz-seed={session_seed}'
         start = time.perf_counter()
+        failure = None
         try:
             report = assert_dp(mechanism, claim, domain, reproduce=reproduce, **options)
         except DPViolation as violation:
             self._record(violation.report, time.perf_counter() - start)
-            pytest.fail(str(violation), pytrace=False)
+            failure = str(violation)
+        except DPFuzzError as error:  # the mechanism raised, or a bad argument: dpfuzz's message says which
+            failure = f"dpfuzz could not audit this mechanism: {error}"
+        if failure is not None:  # outside the except block, so pytest shows no chained traceback
+            pytest.fail(failure, pytrace=False)
         self._record(report, time.perf_counter() - start)
         return report
 
@@ -184,7 +206,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.write_line(
             f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps >= {epsilon}, {record.seconds:.2f}s"
         )
-    total = float(np.sum([record.beta for record in records]))
+    total = sum(record.beta for record in records)
     terminalreporter.write_line(
         f"{len(records)} audits, {sum(r.violated for r in records)} violated; "
         f"total false-alarm budget {total:.3g} (sum of per-audit beta)"

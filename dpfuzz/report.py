@@ -1,9 +1,10 @@
-"""The audit report: verdict, certified bounds, witness, trial history, reproduction data."""
+"""The audit report: verdict, certified bounds, witness, power, trial history, reproduction data."""
 
 from __future__ import annotations
 
 import html
 import json
+import math
 import platform
 import sys
 from dataclasses import dataclass, field
@@ -16,25 +17,31 @@ from dpfuzz.testers.base import TestResult
 
 @dataclass(frozen=True)
 class TrialRecord:
-    """One search trial: the pair the finder proposed, both directions' (uncertified) results."""
+    """One search evaluation of a pair: both directions' (uncertified) results.
+
+    `trial` numbers the pairs in the order the finder proposed them; `round` is 0 for that
+    first evaluation and counts the racing rounds in which the pair was sampled again.
+    """
 
     trial: int
+    round: int
     pair: DatasetPair
+    samples: int  # per side, cumulative
     score: float
     forward: TestResult  # M(d0) against M(d1)
     backward: TestResult  # M(d1) against M(d0)
-    sampling_seconds: float
-    testing_seconds: float
+    seconds: float
 
     def to_dict(self) -> dict:
         return {
             "trial": self.trial,
+            "round": self.round,
             "pair": self.pair.to_dict(),
+            "samples": self.samples,
             "score": self.score,
             "forward": self.forward.to_dict(),
             "backward": self.backward.to_dict(),
-            "sampling_seconds": self.sampling_seconds,
-            "testing_seconds": self.testing_seconds,
+            "seconds": self.seconds,
         }
 
 
@@ -51,10 +58,20 @@ class AuditReport:
         when the claim is not refuted.
     candidate : the pair chosen by the search and verified on fresh samples (also when the
         claim holds up).
-    verification : the certified `TestResult` on fresh samples; `bound` and `threshold` are its.
-    history : the search trials in order; their numbers rank pairs and are not certified.
+    verification : the certified `TestResult` of the last verification look; `bound` and
+        `threshold` are its.
+    looks : the verification looks (samples per side, their share of β, bound, refuted).
+    power : when nothing is refuted, what the last look could have detected on its event:
+        ``{"divergence", "value", "claim_allows", "samples"}`` and, for (ε, δ) claims tested
+        on an event, ``"epsilon"`` (the privacy loss on that event it would have refuted).
+    history : the search evaluations in order; their numbers rank pairs and are not certified.
     beta : family-wise false-alarm probability of the whole audit (search and verification).
-    seed : reproduces the audit exactly with the same arguments.
+    seed : reproduces the audit exactly with the same arguments (see `reproducible`).
+    draws : mechanism outputs drawn in all (probe, search, verification); `draw_rate` per second.
+    reproducible : the same seed gives the same report (False when the mechanism does not take
+        its randomness from the rng dpfuzz passes, or when max_seconds cut the audit).
+    notes : what a reader should know (budget cuts, reproducibility).
+    reproduce : how to run this audit again, when the caller knows (CLI, campaign, pytest).
     """
 
     violated: bool
@@ -73,6 +90,14 @@ class AuditReport:
     trials: int
     samples: int
     verify_samples: int
+    settings: dict = field(default_factory=dict)
+    draws: int = 0
+    draw_rate: float = math.inf
+    looks: tuple = ()
+    power: dict | None = None
+    reproducible: bool = True
+    notes: tuple[str, ...] = ()
+    reproduce: str = ""
     seconds: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
     finder_details: dict = field(default_factory=dict)
@@ -80,7 +105,7 @@ class AuditReport:
     def history_pairs(self) -> list[DatasetPair]:
         """The pairs the finder proposed, in order: ``audit(..., finder=report.history_pairs(),
         seed=report.seed)`` replays the search exactly."""
-        return [record.pair for record in self.history]
+        return [record.pair for record in self.history if record.round == 0]
 
     @property
     def bound(self) -> float:
@@ -91,6 +116,15 @@ class AuditReport:
     def threshold(self) -> float:
         """The claim's limit on that divergence."""
         return self.verification.threshold
+
+    @property
+    def witness_trial(self) -> int | None:
+        """1-based number of the search trial that proposed the verified pair (None if the
+        finder named a pair it never proposed)."""
+        for record in self.history:
+            if record.pair in (self.candidate, self.candidate.swapped()):
+                return record.trial + 1
+        return None
 
     def to_dict(self) -> dict:
         return {
@@ -104,7 +138,10 @@ class AuditReport:
             "threshold": self.threshold,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "candidate": self.candidate.to_dict(),
+            "difference": self.domain.relation.difference(self.candidate),
             "verification": self.verification.to_dict(),
+            "looks": list(self.looks),
+            "power": self.power,
             "mechanism": self.mechanism,
             "domain": self.domain.to_dict(),
             "tester": self.tester,
@@ -112,8 +149,15 @@ class AuditReport:
             "finder_details": self.finder_details,
             "seed": self.seed,
             "trials": self.trials,
+            "witness_trial": self.witness_trial,
             "samples": self.samples,
             "verify_samples": self.verify_samples,
+            "settings": self.settings,
+            "draws": self.draws,
+            "draw_rate": None if math.isinf(self.draw_rate) else self.draw_rate,
+            "reproducible": self.reproducible,
+            "notes": list(self.notes),
+            "reproduce": self.reproduce,
             "seconds": self.seconds,
             "versions": self.versions,
             "history": [record.to_dict() for record in self.history],
@@ -122,56 +166,108 @@ class AuditReport:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
+    # -- text ----------------------------------------------------------------------------------
+    def headline(self) -> str:
+        if self.violated:
+            return f"VIOLATED: {self.mechanism} does not satisfy {self.claim.describe()}"
+        return f"not refuted: no violation of {self.claim.describe()} found for {self.mechanism}"
+
+    def power_text(self) -> str | None:
+        """The power statement in words (None when the claim was refuted)."""
+        if self.power is None:
+            return None
+        power = self.power
+        if power["value"] is None or math.isinf(power["value"]):
+            return (
+                f"with {power['samples']:,} verification outputs per side no outcome on this event could have "
+                "refuted the claim; raise verify_samples or max_draws"
+            )
+        text = (
+            f"{power['samples']:,} verification outputs per side would have refuted the claim had "
+            f"{power['divergence']} on the event reached {power['value']:.4g} (the claim allows {power['claim_allows']:.4g})"
+        )
+        if power.get("epsilon") is not None:
+            text += f", i.e. a privacy loss of ε ≥ {power['epsilon']:.4g} on that event"
+        return text + "; smaller violations, or ones elsewhere, may remain"
+
+    def summary(self) -> str:
+        """The lines a person reads first."""
+        result = self.verification
+        epsilon = "none certified" if self.epsilon_lower_bound is None else f"{self.epsilon_lower_bound:.4g}"
+        claimed = getattr(self.claim, "epsilon", None)
+        difference, d0, d1 = self.domain.describe_pair(self.candidate)
+        search = [record for record in self.history if record.round == 0]
+        lines = [
+            self.headline(),
+            f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
+            f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})",
+            f"  epsilon lower bound  {epsilon}" + ("" if claimed is None else f" (claimed {claimed:g})"),
+            f"  {'witness' if self.violated else 'pair':<18}{difference}",
+            f"  {'':<18}{d0}",
+            f"  {'':<18}{d1}",
+            f"  event             {result.event}",
+        ]
+        if not self.violated and self.power_text():
+            lines.append(f"  power             {self.power_text()}")
+        looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
+        lines += [
+            f"  draws             {self.draws:,} outputs: {len(search)} trial{'s' if len(search) != 1 else ''} searched, "
+            f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s",
+            f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}",
+        ]
+        if self.reproduce:
+            lines.append(f"  reproduce         {self.reproduce}")
+        lines += [f"  note              {note}" for note in self.notes]
+        return "\n".join(lines)
+
     def to_markdown(self) -> str:
         """The summary and the search history as Markdown."""
         rows = [
-            f"| {record.trial + 1} | {format_dataset(record.pair.d0)} | {format_dataset(record.pair.d1)} | {record.score:.4g} |"
+            f"| {record.trial + 1} | {record.round} | {format_dataset(record.pair.d0)} | {format_dataset(record.pair.d1)} | "
+            f"{record.samples:,} | {record.score:.4g} |"
             for record in self.history
         ]
         return "\n".join(
-            ["# dpfuzz audit", "", "```", self.summary(), "```", "", "| trial | d0 | d1 | estimate |", "|---:|---|---|---:|", *rows, ""]
+            ["# dpfuzz audit", "", "```", self.summary(), "```", "",
+             "| trial | round | d0 | d1 | samples per side | estimate − threshold |", "|---:|---:|---|---|---:|---:|", *rows, ""]
         )
 
     def to_html(self) -> str:
-        """A self-contained page: the summary and the search history."""
+        """A self-contained page: verdict, witness (what differs highlighted), power, history."""
         escape = html.escape
+        difference, d0, d1 = self.domain.describe_pair(self.candidate)
+        colour = "#cf222e" if self.violated else "#1a7f37"
         rows = "".join(
-            f"<tr><td>{record.trial + 1}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
-            f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.score:.4g}</td></tr>"
+            f"<tr><td>{record.trial + 1}</td><td>{record.round}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
+            f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.samples:,}</td><td>{record.score:.4g}</td></tr>"
             for record in self.history
         )
-        colour = "#cf222e" if self.violated else "#1a7f37"
+        facts = [
+            ("claim", self.claim.describe()),
+            ("certified bound", f"{self.verification.divergence} ≥ {self.bound:.6g} (claim allows {self.threshold:.6g})"),
+            ("ε lower bound", "none certified" if self.epsilon_lower_bound is None else f"{self.epsilon_lower_bound:.4g}"),
+            ("confidence", f"1 − β = {1 - self.beta:g} for the whole audit"),
+            ("event", self.verification.event),
+            ("power", self.power_text() or "—"),
+            ("tester / finder", f"{self.tester} / {self.finder}"),
+            ("seed", str(self.seed)),
+            ("draws", f"{self.draws:,} outputs in {self.seconds.get('total', 0.0):.2f} s"),
+            ("reproduce", self.reproduce or f"seed={self.seed}"),
+            *(("note", note) for note in self.notes),
+        ]
+        table = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in facts)
         return (
             f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audit: {escape(self.mechanism)}</title>'
-            "<style>body{font-family:system-ui,sans-serif;margin:2rem}td,th{border:1px solid #d0d7de;padding:4px 8px}"
-            "table{border-collapse:collapse}</style></head><body>"
-            f'<h1 style="color:{colour}">{escape(self.summary().splitlines()[0])}</h1>'
-            f"<pre>{escape(self.summary())}</pre><h2>Search</h2>"
-            f"<table><tr><th>trial</th><th>d0</th><th>d1</th><th>estimate</th></tr>{rows}</table></body></html>\n"
+            "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;"
+            "padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}table{border-collapse:collapse}"
+            ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}</style></head><body>"
+            f'<h1 style="color:{colour}">{escape(self.headline())}</h1>'
+            f"<h2>{'Witness' if self.violated else 'Verified pair'}</h2>"
+            f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
+            f"<table>{table}</table><h2>Search</h2>"
+            "<table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
+            f"<th>estimate − threshold</th></tr>{rows}</table></body></html>\n"
         )
-
-    def summary(self) -> str:
-        """A few lines a person reads first."""
-        result = self.verification
-        if self.violated:
-            verdict = f"VIOLATED: {self.mechanism} does not satisfy {self.claim.describe()}"
-        else:
-            verdict = f"not refuted: no violation of {self.claim.describe()} found for {self.mechanism}"
-        epsilon = "none certified" if self.epsilon_lower_bound is None else f"{self.epsilon_lower_bound:.4g}"
-        lines = [
-            verdict,
-            f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
-            f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})",
-            f"  epsilon lower bound  {epsilon}",
-            f"  pair              d0 = {format_dataset(self.candidate.d0)}",
-            f"                    d1 = {format_dataset(self.candidate.d1)}",
-            f"  event             {result.event}",
-            f"  samples           {self.trials} trials x {self.samples} per side, verified on "
-            f"{self.verify_samples} fresh per side",
-            f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}, "
-            f"{self.seconds.get('total', 0.0):.2f} s",
-        ]
-        return "\n".join(lines)
 
 
 def environment_versions() -> dict:

@@ -12,6 +12,8 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
+from dpfuzz.errors import ConfigError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -58,13 +60,13 @@ class ResultsStore:
         """The run with this id, or the latest one."""
         runs = self.runs()
         if not runs:
-            raise LookupError(f"no campaign runs in {self.path}; start one with 'dpfuzz campaign run'.")
+            raise ConfigError(f"no campaign runs in {self.path}; start one with 'dpfuzz campaign run'.")
         if run_id is None:
             return runs[-1]
         for run in runs:
             if run["run_id"] == run_id:
                 return run
-        raise LookupError(f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}.")
+        raise ConfigError(f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}.")
 
     def record(self, run_id: int, key: str, summary: dict, report: dict | None) -> None:
         """Commit one finished audit (a second record of the same key is ignored)."""

@@ -42,45 +42,8 @@ def datasets(domain: Domain, min_size: int | None = None, max_size: int | None =
 
 def neighbouring_pairs(domain: Domain) -> st.SearchStrategy[DatasetPair]:
     """Pairs (d0, d1) that are neighbours under the domain's relation (either order)."""
-    if domain.relation == "linf":
-        return st.builds(_linf_pair, st.just(domain), datasets(domain), st.lists(
-            st.floats(-domain.sensitivity, domain.sensitivity, allow_nan=False),
-            min_size=domain.max_size, max_size=domain.max_size,
-        )).filter(lambda pair: not np.array_equal(pair.d0, pair.d1))
-    k = domain.distance
-    extra = st.lists(records(domain), min_size=k, max_size=k)
-    if domain.relation == "substitute":
-        return st.builds(
-            _substitute, datasets(domain, min_size=max(domain.min_size, k)), extra, st.integers(0, 10**6)
-        ).filter(lambda pair: _differs_everywhere(pair, k))
-    return st.builds(_add_remove, datasets(domain, max_size=domain.max_size - k), extra, st.booleans())
+    return domain.relation.strategy(domain)
 
 
 def _stack(domain: Domain, rows: list) -> np.ndarray:
     return np.array(rows, dtype=domain.numpy_dtype).reshape((len(rows),) + domain.record_shape)
-
-
-def _add_remove(base: np.ndarray, added: list, add: bool) -> DatasetPair:
-    larger = np.concatenate([base, np.asarray(added, dtype=base.dtype).reshape((len(added),) + base.shape[1:])])
-    return DatasetPair(base, larger) if add else DatasetPair(larger, base)
-
-
-def _substitute(base: np.ndarray, replacements: list, offset: int) -> DatasetPair:
-    changed = base.copy()
-    start = offset % (len(base) - len(replacements) + 1)
-    changed[start : start + len(replacements)] = np.asarray(replacements, dtype=base.dtype).reshape(
-        (len(replacements),) + base.shape[1:]
-    )
-    return DatasetPair(base, changed)
-
-
-def _differs_everywhere(pair: DatasetPair, k: int) -> bool:
-    """Exactly k records replaced (as multisets): no replacement equal to what it replaced."""
-    from dpfuzz.datasets import _multiset_difference
-
-    return _multiset_difference(pair.d0, pair.d1) == (k, k)
-
-
-def _linf_pair(domain: Domain, base: np.ndarray, step: list) -> DatasetPair:
-    moved = np.clip(base + np.asarray(step), domain.lower, domain.upper).astype(base.dtype)
-    return DatasetPair(base, moved)

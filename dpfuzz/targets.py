@@ -1,36 +1,132 @@
-"""Resolve ``package.module:attribute`` targets named on the command line or in a config."""
+"""What to audit, named on the command line or in a campaign config: one rule for both.
+
+A target is named
+
+* ``package.module:attribute`` — a catalogue entry, a mechanism (a callable taking
+  ``num_samples``, `dpfuzz.per_call` wrappers included) or a mechanism factory; or
+* a bare catalogue entry name, e.g. ``NonDPLaplaceMean1`` (so a user's own module called
+  ``mechanisms`` never shadows the catalogue); or
+* an object already in hand (same three kinds).
+
+A catalogue entry brings its claim, domain, truth and tester; flags override its claimed
+parameters. A factory is called with the claimed parameters it accepts and the ``params``
+given; a parameter it does not take is an error (with a suggestion), as for entries.
+"""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpfuzz.errors import ConfigError
+from dpfuzz.errors import ConfigError, InvalidArgument
+from dpfuzz.validation import did_you_mean
+
+CLAIM_PARAMETERS = ("epsilon", "delta", "alpha")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A target ready to audit."""
+
+    name: str
+    mechanism: Any
+    claim: Any
+    domain: Any
+    truth: str | None = None  # "satisfies", "violates" or None (unknown)
+    tester: str = "auto"  # the tester that suits its outputs
 
 
 def load_attribute(spec: str) -> Any:
     """Import ``package.module:attribute.path`` (modules in the working directory included)."""
     module_name, separator, attribute = spec.partition(":")
     if not separator or not module_name or not attribute:
-        raise ConfigError(f"target {spec!r} must look like 'package.module:attribute'.")
+        raise ConfigError(f"target {spec!r} must look like 'package.module:attribute' or be a catalogue entry name.")
     sys.path.insert(0, str(Path.cwd()))
     try:
         value: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise ConfigError(f"target {spec!r}: cannot import module {module_name!r} ({error}).") from error
     finally:
         sys.path.pop(0)
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise ConfigError(f"module {module_name!r} has no attribute {attribute!r}.")
+            hint = did_you_mean(part, [name for name in dir(value) if not name.startswith("_")])
+            raise ConfigError(f"module {module_name!r} has no attribute {attribute!r}.{hint}")
         value = getattr(value, part)
     return value
 
 
-def is_mechanism(target: Any) -> bool:
-    """A mechanism takes ``num_samples``; anything else callable is a factory."""
+def lookup(target: Any) -> Any:
+    """The object a target names (see the module docstring)."""
+    if not isinstance(target, str):
+        return target
+    if ":" in target:
+        return load_attribute(target)
+    from dpfuzz.catalogue import entry
+
     try:
-        return "num_samples" in inspect.signature(target).parameters
+        return entry(target)
+    except InvalidArgument as error:
+        raise ConfigError(f"target {target!r} is neither 'package.module:attribute' nor a catalogue entry: {error}") from None
+
+
+def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None) -> Resolved:
+    """The mechanism, claim, domain, truth and suited tester of a target.
+
+    `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``); `params`
+    the other factory or entry parameters; `claim` and `domain` replace the target's own.
+    """
+    from dpfuzz.catalogue.entry import CatalogueEntry
+    from dpfuzz.claims import claim_from_parameters
+    from dpfuzz.datasets import Domain
+    from dpfuzz.mechanism import is_mechanism, mechanism_name
+
+    claimed, params = dict(claimed or {}), dict(params or {})
+    label = target if isinstance(target, str) else mechanism_name(target)
+    value = lookup(target)
+    if isinstance(value, CatalogueEntry):
+        ignored = sorted(set(claimed) - set(value.defaults))
+        if ignored:
+            raise ConfigError(f"{value.name} claims {value.claim().describe()}; it takes no {ignored}.")
+        merged = value.params(**claimed, **params)
+        truth = value.truth(**merged).satisfies
+        return Resolved(
+            value.name,
+            value(**merged),
+            claim or value.claim(**merged),
+            domain or value.domain(**merged),
+            None if truth is None else ("satisfies" if truth else "violates"),
+            value.tester,
+        )
+    if isinstance(value, Domain) or not callable(value):
+        raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
+    if claim is None:
+        if "epsilon" not in claimed:
+            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha).")
+        claim = claim_from_parameters(**claimed)
+    if is_mechanism(value):
+        if params:
+            raise ConfigError(f"{label} is a mechanism, not a factory: it takes no parameters, got {sorted(params)}.")
+        mechanism = value
+    else:
+        mechanism = value(**_factory_arguments(value, label, claimed, params))
+    return Resolved(label, mechanism, claim, domain or Domain())
+
+
+def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict:
+    """The claimed parameters the factory accepts, and `params`, all of which it must accept."""
+    try:
+        accepted = inspect.signature(factory).parameters
     except (TypeError, ValueError):
-        return False
+        return params
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in accepted.values()):
+        return {**claimed, **params}
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        hints = "".join(did_you_mean(name, accepted) for name in unknown)
+        raise ConfigError(f"factory {label} takes parameters {sorted(accepted)}, got unknown {unknown}.{hints}")
+    return {**{key: value for key, value in claimed.items() if key in accepted}, **params}

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dpfuzz import Domain, PureDP, strategies
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 
 def noisy_sum(dataset, num_samples, rng):

@@ -1,12 +1,19 @@
 """The catalogue of correct and buggy mechanisms, each with its claim and ground truth.
 
->>> from mechanisms import catalogue
->>> [entry.name for entry in catalogue(satisfies=False)]  # doctest: +SKIP
+Imported as ``dpfuzz.catalogue`` (this folder is installed there), so a user's own module
+called ``mechanisms`` never shadows it; entries are addressed by their bare names.
+
+>>> from dpfuzz.catalogue import catalogue, entry
+>>> [item.name for item in catalogue(satisfies=False)]  # doctest: +SKIP
+>>> entry("NonDPLaplaceMean1")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from mechanisms import (
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.validation import did_you_mean
+
+from . import (
     counting,
     floating_point,
     gradient_descent,
@@ -19,7 +26,7 @@ from mechanisms import (
     subsampling,
     svt,
 )
-from mechanisms.entry import CatalogueEntry, Truth
+from .entry import CatalogueEntry, Truth
 
 _MODULES = (
     means,
@@ -59,7 +66,8 @@ def entry(name: str) -> CatalogueEntry:
     for candidate in catalogue():
         if candidate.name == name:
             return candidate
-    raise KeyError(f"no catalogue entry {name!r}; known: {[e.name for e in catalogue()]}.")
+    names = [item.name for item in catalogue()]
+    raise InvalidArgument(f"no catalogue entry {name!r}.{did_you_mean(name, names)} Entries: {', '.join(names)}.")
 
 
 __all__ = ["CatalogueEntry", "Truth", "catalogue", "entry"]

@@ -1,7 +1,8 @@
 """Parameter checks shared by the catalogue factories."""
 
+from dpfuzz.validation import check_number
+
 
 def positive(name: str, value: float) -> float:
-    if not value > 0:
-        raise ValueError(f"{name} must be > 0 for this mechanism (its noise scale divides by it), got {value!r}.")
-    return float(value)
+    """A noise-scale parameter: a real number > 0 (the noise scale divides by it)."""
+    return check_number(name, value, minimum=0.0, exclusive_minimum=True)

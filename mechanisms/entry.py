@@ -9,6 +9,8 @@ from typing import Any, Callable
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.mechanism import Mechanism
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.validation import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,10 @@ class CatalogueEntry:
     tester: str = "auto"  # the tester that suits the entry's outputs
 
     def params(self, **overrides: Any) -> dict:
-        unknown = set(overrides) - set(self.defaults)
+        unknown = sorted(set(overrides) - set(self.defaults))
         if unknown:
-            raise TypeError(
-                f"{self.name} takes parameters {sorted(self.defaults)}, got unknown {sorted(unknown)}."
-            )
+            hints = "".join(did_you_mean(name, self.defaults) for name in unknown)
+            raise InvalidArgument(f"{self.name} takes parameters {sorted(self.defaults)}, got unknown {unknown}.{hints}")
         return {**self.defaults, **overrides}
 
     def __call__(self, **params: Any) -> Mechanism:
@@ -83,7 +84,7 @@ class CatalogueEntry:
             return ApproxDP(params["epsilon"], params["delta"])
         if self.claim_type is RenyiDP:
             return RenyiDP(params["alpha"], params["epsilon"])
-        raise TypeError(f"{self.name} has an unknown claim type {self.claim_type!r}.")
+        raise InvalidArgument(f"{self.name} has an unknown claim type {self.claim_type!r}.")
 
     def domain(self, **params: Any) -> Domain:
         return self._resolve(self.domain_spec, params)

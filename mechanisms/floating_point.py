@@ -18,8 +18,9 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from dpfuzz.errors import InvalidArgument
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=1)
 WITNESS = DatasetPair(np.array([]), np.array([1.0]))
@@ -58,7 +59,7 @@ def snapping_laplace(epsilon: float, bound: float):
 def snapping_epsilon(epsilon: float, bound: float) -> float:
     lam = 1.0 / epsilon
     if not lam < bound < 2.0**46 * lam:
-        raise ValueError(f"the snapping guarantee needs 1/ε < B < 2^46/ε, got ε={epsilon}, B={bound}.")
+        raise InvalidArgument(f"the snapping guarantee needs 1/ε < B < 2^46/ε, got ε={epsilon}, B={bound}.")
     return 1.0 / lam + 2.0**-49 * bound / lam**2
 
 

@@ -14,13 +14,14 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from dpfuzz.errors import InvalidArgument
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 
 def noisy_histogram(epsilon: float, bins: int, scale: float):
     if int(bins) != bins or bins < 1:
-        raise ValueError(f"bins must be a positive int, got {bins!r}.")
+        raise InvalidArgument(f"bins must be a positive int, got {bins!r}.")
     bins, scale = int(bins), positive("noise scale", scale)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -17,8 +17,8 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 BIT = Domain(low=0, high=1, min_size=1, max_size=1, relation="substitute", dtype="int")
 BIT_WITNESS = DatasetPair(np.array([0]), np.array([1]))

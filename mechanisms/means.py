@@ -31,9 +31,10 @@ import numpy as np
 
 from dpfuzz.claims import ApproxDP, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.accounting import gaussian_steps, renyi_claim
-from mechanisms.entry import CatalogueEntry, Truth
+from dpfuzz.errors import InvalidArgument
+from ._checks import positive
+from .accounting import gaussian_steps, renyi_claim
+from .entry import CatalogueEntry, Truth
 
 MEAN_DOMAIN = Domain(low=0.0, high=1.0, min_size=1, max_size=10, relation="add_remove")
 
@@ -111,7 +112,7 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
     """Noise of each half: the classical Gaussian mechanism at (ε/2, δ/2), sensitivity 1."""
     half = positive("epsilon", epsilon) / 2
     if not 0 < half < 1 or not 0 < delta < 1:
-        raise ValueError(f"the classical Gaussian mechanism needs 0 < ε/2 < 1 and 0 < δ < 1, got ε={epsilon}, δ={delta}.")
+        raise InvalidArgument(f"the classical Gaussian mechanism needs 0 < ε/2 < 1 and 0 < δ < 1, got ε={epsilon}, δ={delta}.")
     return math.sqrt(2 * math.log(1.25 / (delta / 2))) / half
 
 
@@ -120,7 +121,7 @@ def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: flo
     if guarantee == "approx":
         return ApproxDP(epsilon, delta)
     if guarantee != "renyi":
-        raise ValueError(f"guarantee must be 'approx' or 'renyi', got {guarantee!r}.")
+        raise InvalidArgument(f"guarantee must be 'approx' or 'renyi', got {guarantee!r}.")
     return renyi_claim(gaussian_steps(gaussian_sigma(epsilon, delta), 2), alpha)
 
 

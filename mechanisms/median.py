@@ -16,8 +16,8 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 
 def interval_weights(dataset: np.ndarray, epsilon: float, sensitivity_factor: float):

@@ -17,8 +17,8 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 QUERIES = 5
 

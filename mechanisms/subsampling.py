@@ -4,13 +4,13 @@
   probability q; the step releases the batch sum + N(0, σ²). Claim: RDP of
   PoissonSampledDpEvent(q, GaussianDpEvent(σ)) composed T times (RDP accountant, add/remove).
 * ShuffledBatchAsPoisson: batches of a fixed size b drawn without replacement, with the Poisson
-  claim. Under add/remove, fixed-size sampling is not Poisson sampling (paper 004 §3.2): a
+  claim. Under add/remove, fixed-size sampling is not Poisson sampling (Schuchardt et al., "Group privacy amplification and unified amplification by subsampling for Rényi DP", §3.2): a
   dataset with at most b records is always sampled whole, so on the witness ([] vs [1]) every
   step is an unsubsampled Gaussian and the true RDP is Tα/(2σ²) — tight.
 * GroupSubsampledGaussian(k): each record stands for a group of k identical records, each
   Poisson-sampled on its own, so add/remove of one record audits groups of k. The claim is the
   generic group-privacy bound (Mironov 2017, Prop. 2): for k = 2^c, (2^c α, ε)-RDP per record
-  gives (α, 3^c ε)-RDP per group — valid but loose; paper 004's amplification is tighter.
+  gives (α, 3^c ε)-RDP per group — valid but loose; Schuchardt et al.'s amplification is tighter.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ import numpy as np
 
 from dpfuzz.claims import RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.accounting import poisson_gaussian_steps, renyi_claim
-from mechanisms.entry import CatalogueEntry, Truth
+from dpfuzz.errors import InvalidArgument
+from ._checks import positive
+from .accounting import poisson_gaussian_steps, renyi_claim
+from .entry import CatalogueEntry, Truth
 
 DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=8)
 WITNESS = DatasetPair(np.array([]), np.array([1.0]))
@@ -86,7 +87,7 @@ ShuffledBatchAsPoisson = CatalogueEntry(
 def _group_claim(q: float, sigma: float, steps: int, alpha: float, k: int) -> RenyiDP:
     doublings = math.log2(k)
     if k < 1 or doublings != int(doublings):
-        raise ValueError(f"group size k must be a power of 2, got {k!r}.")
+        raise InvalidArgument(f"group size k must be a power of 2, got {k!r}.")
     single = _poisson_claim(q, sigma, steps, alpha * k)
     return RenyiDP(alpha, 3 ** int(doublings) * single.epsilon)
 
@@ -99,7 +100,7 @@ GroupSubsampledGaussian = CatalogueEntry(
     defaults={**_DEFAULTS, "k": 2},
     claim_spec=_group_claim,
     domain_spec=DOMAIN,
-    truth_spec=Truth(True, note="generic group privacy (Mironov Prop. 2); paper 004's bound is tighter"),
+    truth_spec=Truth(True, note="generic group privacy (Mironov Prop. 2); Schuchardt et al.'s bound is tighter"),
     witness_spec=WITNESS,
     description="Poisson-subsampled Gaussian; one record = a group of k records",
 )

@@ -36,8 +36,9 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair, Domain
-from mechanisms._checks import positive
-from mechanisms.entry import CatalogueEntry, Truth
+from dpfuzz.errors import InvalidArgument
+from ._checks import positive
+from .entry import CatalogueEntry, Truth
 
 QUERIES = 10
 THRESHOLD = 1.0
@@ -127,7 +128,7 @@ def svt_domain(epsilon: float, c: int, form: str) -> Domain:
         return Domain(low=0.0, high=2.0, min_size=QUERIES, max_size=QUERIES, relation="linf")
     if form == "dataset":
         return Domain(low=0, high=1, min_size=0, max_size=4, dim=QUERIES, dtype="int", relation="add_remove")
-    raise ValueError(f"form must be 'answers' or 'dataset', got {form!r}.")
+    raise InvalidArgument(f"form must be 'answers' or 'dataset', got {form!r}.")
 
 
 def svt_witness(epsilon: float, c: int, form: str) -> DatasetPair:

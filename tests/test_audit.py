@@ -7,10 +7,11 @@ import pytest
 
 from dpfuzz import (
     ApproxDP,
-    ConfigError,
     DatasetPair,
     Domain,
+    HistogramTester,
     HockeyStickTester,
+    InvalidArgument,
     MechanismError,
     PureDP,
     RandomFinder,
@@ -18,7 +19,7 @@ from dpfuzz import (
     audit,
     per_call,
 )
-from mechanisms import entry
+from dpfuzz.catalogue import entry
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
 
@@ -44,10 +45,10 @@ def test_the_documented_example_runs():
     )
     assert not report.violated
     data = json.loads(report.to_json())
-    assert data["verdict"] == "not refuted" and len(data["history"]) == 20
+    assert data["verdict"] == "not refuted" and len([h for h in data["history"] if h["round"] == 0]) == 20
     assert data["samples"] == 100_000 and data["verify_samples"] == 500_000 and data["seed"] == 0
     assert {"numpy", "scipy", "scikit-learn", "python"} <= set(data["versions"])
-    assert "<h1" in report.to_html() and "| trial | d0 | d1 | estimate |" in report.to_markdown()
+    assert "<h1" in report.to_html() and "| trial | round | d0 | d1 |" in report.to_markdown()
     # Laplace(1) on a sum of [0, 1] records is exactly 1-DP: the ε lower bound is valid and close.
     assert report.epsilon_lower_bound is None or report.epsilon_lower_bound <= 1.0
 
@@ -113,7 +114,7 @@ def test_correct_mechanisms_are_rarely_flagged(name):
 
 def _without_timings(value):
     if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if "seconds" not in k}
+        return {k: _without_timings(v) for k, v in value.items() if "seconds" not in k and k != "draw_rate"}
     if isinstance(value, list):
         return [_without_timings(v) for v in value]
     return value
@@ -136,24 +137,32 @@ def test_unseeded_audits_report_their_seed():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"trials": 0}, "trials must be a positive int, got 0"),
-        ({"samples": 5}, "samples must be an int >= 10"),
-        ({"verify_samples": 2.5}, "verify_samples must be an int >= 10"),
-        ({"beta": 1.5}, r"beta must be a probability in \(0, 1\), got 1.5"),
-        ({"seed": -1}, "seed must be a non-negative int"),
-        ({"tester": "magic"}, "unknown tester 'magic'; choose one of"),
-        ({"finder": "magic"}, "unknown finder 'magic'; choose one of"),
+        ({"trials": 0}, "trials must be an int >= 1, got 0"),
+        ({"trials": True}, "trials must be an int, got True"),
+        ({"samples": 5}, r"samples \(per dataset\) must be an int >= 10"),
+        ({"verify_samples": 2.5}, r"verify_samples \(per dataset\) must be an int, got 2.5"),
+        ({"beta": 1.5}, r"beta must satisfy 0 < beta < 1, got 1.5"),
+        ({"seed": -1}, "seed must be an int >= 0"),
+        ({"tester": "magic"}, "tester must be one of 'auto', 'hockey_stick'"),
+        ({"finder": "radnom"}, "finder must be one of .* Did you mean 'random'"),
+        ({"sampling": "fast"}, "sampling must be one of 'adaptive', 'fixed'"),
+        ({"max_seconds": 0}, "max_seconds must be > 0"),
+        ({"trails": 3}, "unknown key 'trails'. Did you mean 'trials'"),
+        ({"budget": "quik"}, "budget must be one of .* Did you mean 'quick'"),
     ],
 )
 def test_bad_arguments_are_reported_before_sampling(kwargs, message):
-    with pytest.raises(ConfigError, match=message):
-        audit(noisy_sum, PureDP(1.0), Domain(), **kwargs)
+    def never_called(dataset, num_samples, rng):
+        raise AssertionError("sampled before the arguments were checked")
+
+    with pytest.raises(InvalidArgument, match=message):
+        audit(never_called, PureDP(1.0), Domain(), **kwargs)
 
 
 def test_bad_claim_and_domain_types():
-    with pytest.raises(ConfigError, match="claim must be PureDP, ApproxDP or RenyiDP, got 1.0"):
+    with pytest.raises(InvalidArgument, match=r"claim must be a dpfuzz claim \(PureDP, ApproxDP, RenyiDP\), got 1.0"):
         audit(noisy_sum, 1.0, Domain())  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="domain must be a dpfuzz.Domain, got dict"):
+    with pytest.raises(InvalidArgument, match="domain must be a dpfuzz.Domain, got dict"):
         audit(noisy_sum, PureDP(1.0), {"low": 0})  # type: ignore[arg-type]
 
 
@@ -162,7 +171,7 @@ def test_mechanism_failures_name_the_dataset():
     def mean(dataset, num_samples, rng):
         return dataset.mean() + rng.laplace(size=num_samples)  # NaN on the empty dataset
 
-    with pytest.raises(MechanismError, match=r"'.*mean' on dataset \[\] with num_samples=1000 returned 1000 non-finite"):
+    with pytest.raises(MechanismError, match=r"'.*mean' on dataset \[\] with num_samples=\d+ returned \d+ non-finite"):
         audit(mean, PureDP(1.0), Domain(min_size=0, max_size=3), trials=4, samples=1_000, seed=0)
 
 
@@ -187,3 +196,108 @@ def test_a_finder_proposing_non_neighbours_is_stopped():
 
     with pytest.raises(ValueError, match="are not add_remove neighbours"):
         audit(noisy_sum, PureDP(1.0), Domain(), finder=BadFinder(), trials=1, samples=100)
+
+
+# -- issue 12: the certificate comes from the method the search used ------------------------------
+def test_an_audit_with_the_uniform_histogram_bound_certifies_with_it():
+    histogram = entry("RandomizedResponseWrongEps")
+    report = audit(histogram(), histogram.claim(), histogram.domain(), tester=HistogramTester(bound="uniform"), seed=0)
+    assert "uniform" in report.verification.event and all("uniform" in r.forward.event for r in report.history)
+    assert report.violated and report.verification.divergence == report.history[0].forward.divergence
+
+
+# -- issue 14: adaptive audits -----------------------------------------------------------------------
+def test_adaptive_audits_of_blatant_bugs_stop_early_and_fixed_audits_draw_everything():
+    item = entry("NonDPLaplaceMean1")
+    adaptive = audit(item(), item.claim(), item.domain(), seed=0)
+    fixed = audit(item(), item.claim(), item.domain(), seed=0, sampling="fixed")
+    assert adaptive.violated and fixed.violated
+    # fixed: a probe, 10 trials × 2 × 100,000 and 2 × 500,000 to verify
+    assert fixed.draws == 2 * 32 + 1_000 + 10 * 2 * 100_000 + 2 * 500_000
+    assert adaptive.draws * 20 < fixed.draws and len(fixed.looks) == 1
+
+
+def test_max_draws_caps_the_audit_and_is_reproducible():
+    item = entry("DPLaplaceMean")
+    reports = [audit(item(), item.claim(), item.domain(), seed=3, max_draws=60_000) for _ in range(2)]
+    assert all(report.draws <= 60_000 for report in reports)
+    assert _without_timings(reports[0].to_dict()) == _without_timings(reports[1].to_dict())
+    assert reports[0].reproducible and not reports[0].violated
+
+
+def test_max_seconds_is_reported_as_not_reproducible():
+    report = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_seconds=30)
+    assert not report.reproducible and any("max_seconds" in note for note in report.notes)
+
+
+def test_a_clean_audit_states_what_it_could_have_detected():
+    report = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
+    assert not report.violated and report.power is not None
+    assert report.power["value"] > report.power["claim_allows"] and report.power["epsilon"] > 1.0
+    assert "would have refuted the claim had" in report.summary() and "may remain" in report.summary()
+
+
+def test_a_mechanism_ignoring_the_rng_is_flagged_as_not_bit_reproducible():
+    unseeded = np.random.default_rng()
+
+    def own_randomness(dataset, num_samples, rng):
+        return dataset.sum() + unseeded.laplace(0.0, 1.0, size=num_samples)
+
+    report = audit(own_randomness, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
+    assert not report.reproducible and any("not bit-reproducible" in note for note in report.notes)
+    assert audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick").reproducible
+
+
+def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed():
+    calls = []
+
+    def counted(dataset, num_samples, rng):
+        calls.append(num_samples)
+        return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+    # ε = 12 allows P(S) ≤ e^12 Q(S); with n draws Q(S) = 0 is only known to be below ≈ 3.7/n,
+    # so no outcome refutes the claim until n > 3.7 e^12 ≈ 6·10^5.
+    with pytest.raises(InvalidArgument, match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset"):
+        audit(counted, PureDP(12.0), Domain(), seed=0, samples=1_000, verify_samples=10_000)
+    assert sum(calls) <= 2 * 32 + 1_000  # only the probe ran
+    # A δ far below 1/n is refutable (a blatant violation), but the report says what it cannot see.
+    report = audit(counted, ApproxDP(1.0, 1e-6), Domain(max_size=3), seed=0, samples=1_000, verify_samples=10_000)
+    assert any("needs about 3,700,000 outputs per dataset" in note for note in report.notes)
+
+
+def _flag_rate(mechanism, claim, domain, seeds, **options):
+    return sum(audit(mechanism, claim, domain, seed=seed, **options).violated for seed in range(seeds))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Laplace", "RandomizedResponse", "DPGaussianMean"])
+def test_adaptive_audits_of_exact_mechanisms_flag_at_most_beta(name):
+    # Issue 14: exact-ε Laplace, randomized response, and a Gaussian at its (ε, δ); the audit's
+    # false-alarm probability is ≤ β = 0.05 by the union bound over the looks (dpfuzz.schedule).
+    # Over 200 seeds a valid procedure exceeds 18 flags (Binomial(200, 0.05): mean 10, P[> 18]
+    # ≈ 0.007) only by bad luck, so more than 18 means the β spending is broken.
+    item = entry(name)
+    flagged = _flag_rate(item(), item.claim(), item.domain(), 200, budget="quick")
+    print(f"{name}: adaptive audits flagged {flagged}/200 at beta = 0.05")
+    assert flagged <= 18
+
+
+@pytest.mark.slow
+def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
+    # The analytic Gaussian mechanism (Balle & Wang 2018) at exactly its (ε, δ): σ solves
+    # Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ) = δ for sensitivity 1, so the claim is tight.
+    from scipy import optimize, stats
+
+    epsilon, delta = 1.0, 1e-3
+
+    def delta_of(sigma):
+        return stats.norm.cdf(0.5 / sigma - epsilon * sigma) - np.exp(epsilon) * stats.norm.cdf(-0.5 / sigma - epsilon * sigma)
+
+    sigma = optimize.brentq(lambda s: delta_of(s) - delta, 0.1, 10.0)
+
+    def analytic_gaussian_sum(dataset, num_samples, rng):
+        return dataset.sum() + rng.normal(0.0, sigma, size=num_samples)
+
+    flagged = _flag_rate(analytic_gaussian_sum, ApproxDP(epsilon, delta), Domain(max_size=4), 200, budget="quick")
+    print(f"analytic Gaussian (sigma = {sigma:.4f}): adaptive audits flagged {flagged}/200 at beta = 0.05")
+    assert flagged <= 18

@@ -79,13 +79,15 @@ tester = "magic"
     )
     assert main(["campaign", "run", str(path), "--results", str(workdir / "results")]) == 2
     error = capsys.readouterr().err
+    # Every problem at once (issue 13), with suggestions where a name is close.
     assert "unknown key 'colour'" in error and "a user mechanism needs a 'claim' table" in error
-    path.write_text('budget = "weekly"\n[[target]]\nentry = "Nope"\n[[target]]\nentry = "Laplace"\ntester = "magic"\n')
+    assert "budget must be one of" in error and "no catalogue entry 'Nope'" in error and "got 'magic'" in error
+    path.write_text('budgte = "quick"\ntrails = 3\n[[target]]\nentry = "Laplace"\ntester = "histgram"\n')
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     message = str(raised.value)
-    assert "budget 'weekly' is not one of" in message and "no catalogue entry 'Nope'" in message
-    assert "tester 'magic'" in message
+    assert "unknown key 'budgte'. Did you mean 'budget'" in message and "Did you mean 'trials'" in message
+    assert "Did you mean 'histogram'" in message
     store = ResultsStore(workdir / "results" / "results.db")
     assert store.runs() == []  # nothing started
 
@@ -116,6 +118,81 @@ def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
     assert "## Changes" in (results / "reports" / "run-2-vs-1.md").read_text()
 
 
+def test_targets_that_differ_only_in_claim_params_or_domain_are_all_stored(workdir):
+    # Issue 13, bug 1: same mechanism, different claims / parameters / domains shared one key.
+    path = _config(
+        workdir,
+        'trials = 2\nsamples = 2000\n'
+        '[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\nclaim = { type = "PureDP", epsilon = 1.0 }\n'
+        '[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\nclaim = { type = "PureDP", epsilon = 5.0 }\n'
+        '[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 2.0 }\nclaim = { type = "PureDP", epsilon = 1.0 }\n'
+        '[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\nclaim = { type = "PureDP", epsilon = 1.0 }\n'
+        'domain = { max_size = 3 }\n',
+    )
+    store = ResultsStore(workdir / "results.db")
+    run_campaign(load_config(path), store)
+    summaries = store.summaries(1)
+    assert len(summaries) == 4 and len({s["key"] for s in summaries}) == 4
+    assert len({s["target"] for s in summaries}) == 4  # '#2', '#3' … tell them apart in reports
+    # The same audit listed twice is an error before anything runs.
+    path.write_text(SMALL + '\n[[target]]\nentry = "Laplace"\nparams = { epsilon = 0.5 }\n')
+    with pytest.raises(ConfigError, match="is listed twice"):
+        load_config(path)
+
+
+def test_a_refutation_without_a_declared_truth_fails_the_report(workdir, capsys):
+    # Issue 13, bug 2: a user's target (no truth) that is refuted showed "refuted" and exit 0.
+    path = _config(
+        workdir,
+        'trials = 3\nsamples = 5000\n[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\n'
+        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
+    )
+    results = workdir / "results"
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 1 - 1  # the run itself completes
+    assert main(["report", "--results", str(results)]) == 1
+    out = capsys.readouterr().out
+    assert "refuted: user_mechanisms:leaky" in out
+    markdown = (results / "reports" / "run-1.md").read_text()
+    assert 'declare truth = "violates"' in markdown
+    # Declared as a known bug, the same refutation is a catch and passes.
+    path.write_text(path.read_text() + 'truth = "violates"\n')
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 0
+    assert main(["report", "--results", str(results)]) == 0
+
+
+def test_one_failing_target_does_not_stop_the_campaign(workdir):
+    (workdir / "broken.py").write_text("def broken(dataset, num_samples, rng):\n    raise RuntimeError('boom')\n")
+    path = _config(
+        workdir,
+        'trials = 2\nsamples = 2000\n[[target]]\nmechanism = "broken:broken"\nclaim = { type = "PureDP", epsilon = 1.0 }\n'
+        '[[target]]\nentry = "NonDPLaplaceMean1"\n',
+    )
+    store = ResultsStore(workdir / "results.db")
+    run_campaign(load_config(path), store)
+    outcomes = {s["target"]: s for s in store.summaries(1)}
+    assert outcomes["broken:broken"]["outcome"] == "error" and "raised RuntimeError: boom" in outcomes["broken:broken"]["error"]
+    assert outcomes["NonDPLaplaceMean1"]["outcome"] == "caught"
+    paths, failing = write_reports(store, 1, workdir / "reports")
+    assert [f["target"] for f in failing] == ["broken:broken"]
+    page = paths[1].read_text()
+    assert page.index("broken:broken") < page.index("NonDPLaplaceMean1")  # failures first
+    key = outcomes["NonDPLaplaceMean1"]["key"]
+    from dpfuzz.campaign_report import audit_stem
+
+    audit_page = workdir / "reports" / "audits" / f"{audit_stem(key)}.html"
+    assert f'href="audits/{audit_stem(key)}.html"' in page and audit_page.exists()
+    assert "dpfuzz audit NonDPLaplaceMean1" in audit_page.read_text()  # how to rerun this audit alone
+
+
+def test_compare_says_when_nothing_changed(workdir):
+    store = ResultsStore(workdir / "results.db")
+    config = load_config(_config(workdir, SMALL))
+    run_campaign(config, store)
+    run_campaign(config, store)
+    paths, _ = write_reports(store, 2, workdir / "reports", compare_with=1)
+    assert "No changes" in paths[0].read_text() and "No changes" in paths[1].read_text()
+
+
 def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
     path = _config(
         workdir,
@@ -130,8 +207,11 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
     finished_before = []
     while time.time() < deadline:
         if database.exists():
-            with sqlite3.connect(database) as connection:
-                finished_before = connection.execute("SELECT key, finished FROM audits").fetchall()
+            try:
+                with sqlite3.connect(database) as connection:
+                    finished_before = connection.execute("SELECT key, finished FROM audits").fetchall()
+            except sqlite3.OperationalError:  # the file exists before the run creates its tables
+                pass
             if len(finished_before) >= 2:
                 break
         time.sleep(0.05)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpfuzz import RenyiDP, audit
+from dpfuzz import InvalidArgument, RenyiDP, audit
 from dpfuzz.mechanism import draw_samples
 from dpfuzz.testers import make_tester
-from mechanisms import catalogue, entry
-from mechanisms.local import bloom_bits
-from mechanisms.median import interval_weights
+from dpfuzz.catalogue import catalogue, entry
+from dpfuzz.catalogue.local import bloom_bits
+from dpfuzz.catalogue.median import interval_weights
 
 ENTRIES = catalogue()
 
@@ -62,12 +62,14 @@ def test_catalogue_filters():
     assert {"SVT1", "Laplace", "PoissonSubsampledGaussian"} <= satisfying and not violating & satisfying
     assert {item.name for item in catalogue(family="svt")} >= {"SVT1", "SVT6"}
     assert all(item.claim_type is RenyiDP for item in catalogue(claim_type=RenyiDP))
-    with pytest.raises(KeyError, match="no catalogue entry 'Nope'"):
+    with pytest.raises(InvalidArgument, match="no catalogue entry 'Nope'"):
         entry("Nope")
+    with pytest.raises(InvalidArgument, match="no catalogue entry 'SVT7'. Did you mean 'SVT6'"):
+        entry("SVT7")
 
 
 def test_parameters_are_checked():
-    with pytest.raises(TypeError, match=r"takes parameters \['epsilon'\], got unknown \['sigma'\]"):
+    with pytest.raises(InvalidArgument, match=r"takes parameters \['epsilon'\], got unknown \['sigma'\]"):
         entry("Laplace")(sigma=1.0)
     with pytest.raises(ValueError, match="epsilon must be > 0"):
         entry("DPLaplaceMean")(epsilon=0.0)

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from dpfuzz import ApproxDP, PureDP, RenyiDP
+from dpfuzz import ApproxDP, InvalidArgument, PureDP, RenyiDP
 from dpfuzz.claims import claim_from_dict
 
 
@@ -34,7 +34,7 @@ def test_invalid_claims_name_the_value(make, message):
 
 
 def test_non_numbers_are_rejected():
-    with pytest.raises(TypeError, match="epsilon must be a real number, got '1'"):
+    with pytest.raises(InvalidArgument, match="epsilon must be a real number, got '1'"):
         PureDP("1")  # type: ignore[arg-type]
 
 

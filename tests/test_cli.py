@@ -12,17 +12,17 @@ FAST = ["--samples", "20000", "--trials", "4", "--seed", "0"]
 
 def test_audit_a_catalogue_entry_and_write_json(tmp_path, capsys):
     path = tmp_path / "report.json"
-    status = main(["audit", "mechanisms.means:NonDPLaplaceMean1", "--epsilon", "1.0", "--json", str(path), *FAST])
+    status = main(["audit", "NonDPLaplaceMean1", "--epsilon", "1.0", "--json", str(path), *FAST])
     out = capsys.readouterr().out
     assert status == 0
     assert "VIOLATED: NonDPLaplaceMean1 does not satisfy 1-DP" in out and "epsilon lower bound" in out
     report = json.loads(path.read_text())
     assert report["violated"] and report["seed"] == 0 and report["witness"] is not None
-    assert main(["audit", "mechanisms.means:NonDPLaplaceMean1", "--fail-on-violation", *FAST]) == 1
+    assert main(["audit", "dpfuzz.catalogue.means:NonDPLaplaceMean1", "--fail-on-violation", *FAST]) == 1
 
 
 def test_correct_entry_with_overridden_domain(capsys):
-    status = main(["audit", "mechanisms.counting:Laplace", "--max-size", "3", "--fail-on-violation", *FAST])
+    status = main(["audit", "Laplace", "--max-size", "3", "--fail-on-violation", *FAST])
     assert status == 0 and "not refuted" in capsys.readouterr().out
 
 
@@ -44,19 +44,91 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["audit", "mechanisms.means"], "must look like 'package.module:attribute'"),
-        (["audit", "mechanisms.means:Nope"], "has no attribute 'Nope'"),
-        (["audit", "mechanisms.means:DPLaplaceMean", "--alpha", "2"], "it takes no ['alpha']"),
-        (["audit", "mechanisms.means:MEAN_DOMAIN"], "is a Domain, not a catalogue entry"),
-        (["audit", "mechanisms.means:dp_laplace_mean"], "give the claim with --epsilon"),
-        (["audit", "mechanisms.means:DPLaplaceMean", "--epsilon", "-1"], "epsilon must be finite and >= 0"),
-        (["audit", "mechanisms.means:DPLaplaceMean", "--trials", "0"], "trials must be a positive int"),
-        (["audit", "mechanisms.means:DPLaplaceMean", "--param", "bins"], "must look like NAME=VALUE"),
+        (["audit", "dpfuzz.catalogue.means"], "neither 'package.module:attribute' nor a catalogue entry"),
+        (["audit", "NonDPLaplaceMeen1"], "Did you mean 'NonDPLaplaceMean1'"),
+        (["audit", "dpfuzz.catalogue.means:Nope"], "has no attribute 'Nope'"),
+        (["audit", "dpfuzz.catalogue.means:DPLaplaceMaen"], "Did you mean 'DPLaplaceMean'"),
+        (["audit", "no_such_module:thing"], "cannot import module 'no_such_module'"),
+        (["audit", "DPLaplaceMean", "--alpha", "2"], "it takes no ['alpha']"),
+        (["audit", "dpfuzz.catalogue.means:MEAN_DOMAIN"], "is a Domain, not a catalogue entry"),
+        (["audit", "dpfuzz.catalogue.means:dp_laplace_mean"], "give the claim with --epsilon"),
+        (["audit", "DPLaplaceMean", "--epsilon", "-1"], "epsilon must be > 0, got -1.0"),
+        (["audit", "DPLaplaceMean", "--trials", "0"], "trials must be an int >= 1, got 0"),
+        (["audit", "DPLaplaceMean", "--param", "bins"], "must look like NAME=VALUE"),
+        (["audit", "DPLaplaceMean", "--param", "epsilom=1"], "Did you mean 'epsilon'"),
+        (["audit", "DPLaplaceMean", "--relation", "linf", "--distance", "2"], "distance must be 1"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err.replace("\n", "")
+
+
+def test_users_factory_parameters_are_checked(tmp_path, monkeypatch, capsys):
+    # Issue 13: a misspelt --param for a user's factory was silently ignored.
+    (tmp_path / "factories.py").write_text(
+        "def make(epsilon, bins=4):\n"
+        "    def mechanism(dataset, num_samples, rng):\n"
+        "        return dataset.sum() + rng.laplace(0.0, 1.0 / epsilon, size=num_samples)\n"
+        "    return mechanism\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "factories:make", "--epsilon", "1", "--param", "bnis=3", *FAST]) == 2
+    assert "got unknown ['bnis']. Did you mean 'bins'" in capsys.readouterr().err.replace("\n", "")
+    assert main(["audit", "factories:make", "--epsilon", "1", "--param", "bins=3", *FAST]) == 0
+
+
+def test_per_call_mechanisms_are_targets(tmp_path, monkeypatch, capsys):
+    # Issue 13: a per_call wrapper was called as a factory with no arguments.
+    (tmp_path / "one_draw.py").write_text(
+        "import dpfuzz\n"
+        "one = dpfuzz.per_call(lambda dataset, rng: dataset.sum() + rng.laplace(0.0, 0.5))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "one_draw:one", "--epsilon", "1", "--fail-on-violation", "--max-size", "3", *FAST]) == 1
+    assert "VIOLATED: " in capsys.readouterr().out
+
+
+def test_a_users_mechanisms_module_does_not_shadow_the_catalogue(tmp_path, monkeypatch, capsys):
+    # Issue 13: in a folder with the user's own mechanisms.py, `dpfuzz catalog` and catalogue
+    # targets failed, and the user's module could not be targeted.
+    (tmp_path / "mechanisms.py").write_text(
+        "def mine(dataset, num_samples, rng):\n"
+        "    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["catalog"]) == 0 and "NonDPLaplaceMean1" in capsys.readouterr().out
+    assert main(["audit", "NonDPLaplaceMean1", *FAST]) == 0 and "VIOLATED" in capsys.readouterr().out
+    assert main(["audit", "mechanisms:mine", "--epsilon", "1", *FAST]) == 0
+    assert "not refuted" in capsys.readouterr().out
+
+
+def test_version_help_and_choices_match_the_registries(capsys):
+    from dpfuzz import cli
+    from dpfuzz.finders import FINDER_NAMES
+    from dpfuzz.relations import RELATION_NAMES
+    from dpfuzz.settings import BUDGETS, SAMPLING_MODES
+    from dpfuzz.testers import TESTER_NAMES
+
+    assert cli.TESTERS == ("auto", *TESTER_NAMES) and cli.FINDERS == FINDER_NAMES
+    assert cli.RELATIONS == tuple(RELATION_NAMES) and cli.BUDGETS == tuple(BUDGETS) and cli.SAMPLING == SAMPLING_MODES
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("dpfuzz ")
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    text = capsys.readouterr().out
+    assert "--max-seconds" in text and "--relation {add_remove,substitute,linf}" in text and "--budget" in text
+
+
+def test_the_summary_shows_the_claim_next_to_the_bound_and_how_to_reproduce(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "NonDPLaplaceMean1", "--samples", "20000", "--json", "r.json", "--trials", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "auditing NonDPLaplaceMean1: claim 1-DP" in out and "(claim allows 0)" in out
+    seed = json.loads(open("r.json").read())["seed"]
+    assert f"reproduce         dpfuzz audit NonDPLaplaceMean1 --samples 20000 --trials 4 --seed {seed}" in out
 
 
 def test_catalog_table_and_json(capsys):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpfuzz import DatasetPair, Domain
+from dpfuzz import DatasetPair, Domain, InvalidArgument
 
 
 @pytest.mark.parametrize(
@@ -33,16 +33,33 @@ def test_add_remove_pairs_add_and_remove(rng):
         ({"min_size": 3, "max_size": 2}, "max_size .2. must be >= min_size .3."),
         ({"min_size": 2, "max_size": 2}, "widen the size range"),
         ({"relation": "swap"}, "relation must be one of"),
-        ({"dtype": "complex"}, "dtype must be one of"),
-        ({"dim": 0}, "dim must be None"),
+        ({"relation": "add_remvoe"}, "Did you mean 'add_remove'"),
+        ({"dtype": "complex"}, "dtype must be 'int' or 'float'"),
+        ({"dim": 0}, r"dim \(None for scalar records\) must be an int >= 1"),
         ({"low": 0.5, "dtype": "int"}, "integer bounds"),
         ({"low": float("nan")}, "must be finite"),
-        ({"min_size": -1}, "non-negative int"),
+        ({"min_size": -1}, "min_size must be an int >= 0"),
+        ({"relation": "linf", "distance": 2}, "distance must be 1"),
+        ({"relation": "substitute", "sensitivity": 2.0}, "sensitivity belongs to relation='linf'"),
     ],
 )
 def test_invalid_domains_name_the_value(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InvalidArgument, match=message):
         Domain(**kwargs)
+
+
+@pytest.mark.parametrize("dtype", [int, "int", np.int64, np.dtype("int32")])
+def test_numpy_style_integer_dtypes_are_accepted(dtype):
+    # Issue 13: Domain(dtype=int), as in np.zeros(3, dtype=int), was rejected.
+    domain = Domain(low=0, high=3, dtype=dtype)
+    assert domain.dtype == "int" and domain.to_dict()["dtype"] == "int"
+    pair = domain.random_pair(np.random.default_rng(0))
+    assert all(np.array_equal(d, np.round(d)) for d in pair)
+
+
+@pytest.mark.parametrize("dtype", [float, "float", np.float32])
+def test_float_dtypes_are_accepted(dtype):
+    assert Domain(dtype=dtype).dtype == "float"
 
 
 def test_validate_pair_rejects_non_neighbours():

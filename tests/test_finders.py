@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from dpfuzz import ConfigError, DatasetPair, Domain, GridFinder, RandomFinder
-from dpfuzz.finders import classic_pairs, make_finder
+from dpfuzz import DatasetPair, InvalidArgument, Domain, GridFinder, RandomFinder
+from dpfuzz.finders import make_finder
 
 DOMAINS = [
     Domain(low=0.0, high=1.0, min_size=0, max_size=5),
@@ -26,7 +26,7 @@ def test_random_finder_tries_the_classic_patterns_first(rng):
     domain = DOMAINS[0]
     finder = RandomFinder()
     finder.start(domain, rng)
-    patterns = classic_pairs(domain)
+    patterns = domain.relation.classic_pairs(domain)
     assert [finder.ask() for _ in patterns] == patterns
     # Extreme records at the extreme sizes: [] + [1], [] + [0], four 1s + a 0, four 0s + a 1.
     assert patterns[0].d0.size == 0 and patterns[-1].d1.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
@@ -42,12 +42,12 @@ def test_grid_is_deterministic_corners_first_and_refines(rng):
     keys = {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in pairs}
     assert len(keys) == 30  # no pair twice: a 2-point grid has 6 distinct pairs, the rest are refinements
     corners = {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in pairs[:6]}
-    assert {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in classic_pairs(domain)} <= corners
+    assert {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in domain.relation.classic_pairs(domain)} <= corners
 
 
 def test_unknown_finder_names():
-    with pytest.raises(ConfigError, match="unknown finder 'magic'; choose one of \\['random', 'grid', 'hypothesis'"):
-        make_finder("magic")
+    with pytest.raises(InvalidArgument, match="finder must be one of 'random', 'grid', 'hypothesis', 'vizier'; got 'grdi'. Did you mean 'grid'"):
+        make_finder("grdi")
 
 
 # -- parameterisation, quasi-random, groups ------------------------------------------------------
@@ -56,10 +56,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from dpfuzz import audit  # noqa: E402
 from dpfuzz.finders import HypothesisFinder  # noqa: E402
-from dpfuzz.finders.parameterization import dimension, pair_from_unit  # noqa: E402
-from dpfuzz.finders.patterns import classic_units  # noqa: E402
 from dpfuzz.strategies import neighbouring_pairs  # noqa: E402
-from mechanisms import entry  # noqa: E402
+from dpfuzz.catalogue import entry  # noqa: E402
 
 RELATIONS = DOMAINS + [
     Domain(low=0.0, high=2.0, min_size=4, max_size=4, relation="linf"),
@@ -71,9 +69,9 @@ RELATIONS = DOMAINS + [
 @pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
 def test_every_point_of_the_unit_cube_is_a_neighbouring_pair(domain):
     @settings(max_examples=200, deadline=None, database=None)
-    @given(unit=st.lists(st.floats(0, 1), min_size=dimension(domain), max_size=dimension(domain)))
+    @given(unit=st.lists(st.floats(0, 1), min_size=domain.relation.unit_dimension(domain), max_size=domain.relation.unit_dimension(domain)))
     def check(unit):
-        domain.validate_pair(pair_from_unit(domain, np.array(unit)))
+        domain.validate_pair(domain.relation.pair_from_unit(domain, np.array(unit)))
 
     check()
 
@@ -94,7 +92,7 @@ def test_strategies_and_finders_respect_every_relation(domain, rng):
 
 @pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
 def test_classic_units_are_the_classic_pairs_on_the_unit_cube(domain):
-    assert [pair_from_unit(domain, unit) for unit in classic_units(domain)] == classic_pairs(domain)
+    assert [domain.relation.pair_from_unit(domain, unit) for unit in domain.relation.classic_units(domain)] == domain.relation.classic_pairs(domain)
 
 
 def test_hypothesis_finder_tries_the_classic_patterns_first(rng):
@@ -102,11 +100,11 @@ def test_hypothesis_finder_tries_the_classic_patterns_first(rng):
     finder = HypothesisFinder()
     finder.start(domain, rng)
     proposed = []
-    for _ in classic_pairs(domain):
+    for _ in domain.relation.classic_pairs(domain):
         proposed.append(finder.ask())
         finder.tell(proposed[-1], -1.0)
     finder.stop()
-    assert proposed == classic_pairs(domain)
+    assert proposed == domain.relation.classic_pairs(domain)
 
 
 def test_groups_of_k_records_are_neighbours():
@@ -114,9 +112,9 @@ def test_groups_of_k_records_are_neighbours():
     domain.validate_pair(DatasetPair(np.array([0.1]), np.array([0.1, 0.5, 0.7])))
     with pytest.raises(ValueError, match="removes 0 and adds 1"):
         domain.validate_pair(DatasetPair(np.array([0.1]), np.array([0.1, 0.5])))
-    with pytest.raises(ValueError, match="distance must be a positive int"):
+    with pytest.raises(ValueError, match="distance must be an int >= 1"):
         Domain(distance=0)
-    assert classic_pairs(domain)[0].d1.tolist() == [0.0, 0.0] and classic_pairs(domain)[0].d0.size == 0
+    assert domain.relation.classic_pairs(domain)[0].d1.tolist() == [0.0, 0.0] and domain.relation.classic_pairs(domain)[0].d0.size == 0
 
 
 def test_sobol_search_finds_the_median_bug_that_patterns_miss():
@@ -164,7 +162,7 @@ def test_vizier_finder_needs_its_extra(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "vizier", None)  # import vizier → ImportError
-    with pytest.raises(ConfigError, match=r"pip install 'dpfuzz\[vizier\]'"):
+    with pytest.raises(InvalidArgument, match=r"pip install 'dpfuzz\[vizier\]'"):
         make_finder("vizier")
 
 
@@ -175,10 +173,12 @@ def test_vizier_finder_audits_reproducibly():
         pytest.skip("google-vizier not installed (pip install 'dpfuzz[vizier]')")
     item = entry("NonDPLaplaceMean1")
     reports = [
-        audit(item(), item.claim(), item.domain(), finder="vizier", trials=10, samples=20_000, seed=1) for _ in range(2)
+        # fixed sampling: every trial runs, so the GP's suggestions after the patterns are exercised
+        audit(item(), item.claim(), item.domain(), finder="vizier", trials=10, samples=20_000, seed=1, sampling="fixed")
+        for _ in range(2)
     ]
     assert reports[0].violated and reports[0].history_pairs() == reports[1].history_pairs()
-    patterns = classic_pairs(item.domain())
+    patterns = item.domain().relation.classic_pairs(item.domain())
     assert reports[0].history_pairs()[: len(patterns)] == patterns  # then the GP's suggestions
     latency = reports[0].finder_details["median_suggestion_seconds"]
     print(f"vizier: median suggestion latency {latency:.2f} s")

@@ -6,6 +6,7 @@ is conservative (Clopper–Pearson, and the fitted event's divergence is itself 
 so a count below 190 means a broken bound, not bad luck.
 """
 
+import re
 import math
 
 import numpy as np
@@ -13,7 +14,6 @@ import pytest
 
 from dpfuzz import ApproxDP, HockeyStickTester, PureDP, RenyiDP, UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz import divergences
-from dpfuzz.testers.hockey_stick import count_in
 
 BETA = 0.05
 REPETITIONS = 200
@@ -153,7 +153,7 @@ def test_unsupported_claims_and_outputs_get_clear_errors(rng):
         tester.test(np.zeros(10), np.zeros(10), "eps=1", BETA, rng)  # type: ignore[arg-type]
     with pytest.raises(UnsupportedOutputError, match="outputs of size 2 but samples1 of size 3"):
         tester.test(np.zeros((10, 2)), np.zeros((10, 3)), PureDP(1.0), BETA, rng)
-    with pytest.raises(ValueError, match="beta must be in"):
+    with pytest.raises(ValueError, match="beta must satisfy 0 < beta < 1"):
         tester.test(np.zeros(10), np.zeros(10), PureDP(1.0), 1.5, rng)
 
 
@@ -177,7 +177,9 @@ def test_discrete_vector_outputs_certify_rare_patterns():
     q = np.column_stack([np.zeros(n, dtype=int), rng.integers(0, 2, (n, 4))])
     result = HockeyStickTester().test(p, q, PureDP(2.0), BETA, rng)
     assert result.violated and result.epsilon_lower_bound > 3.0
-    assert "PatternScore" in result.event
+    # Issue 13: vector events are described by the patterns they hold: here all set the first bit.
+    listed = re.findall(r"\[([01]), [01], [01], [01], [01]\]", result.event)
+    assert result.event.startswith("output pattern in {") and listed and set(listed) == {"1"}
 
 
 @pytest.mark.parametrize("classifier", ["boosting", "mlp", ["logistic", "boosting"]])
@@ -212,7 +214,7 @@ def test_counts_from_chunks_certify_exactly_what_the_whole_sample_certifies():
     test0, test1 = rng.laplace(0, 1, 30_000), rng.laplace(1, 1, 30_000)
     whole = tester.evaluate(event, test0, test1, claim, BETA)
     counts = [
-        (sum(count_in(event, chunk) for chunk in np.array_split(test, 7)), len(test)) for test in (test0, test1)
+        (sum(event.count(chunk) for chunk in np.array_split(test, 7)), len(test)) for test in (test0, test1)
     ]
     chunked = tester.certify_counts(event, counts[0], counts[1], claim, BETA)
     assert chunked.details == whole.details and chunked.bound == whole.bound

@@ -22,7 +22,7 @@ def _raises(dataset, num_samples, rng):
 @pytest.mark.parametrize(
     "mechanism, message",
     [
-        (_raises, r"'_raises' on dataset \[0.5, 1.0\] with num_samples=10 raised ZeroDivisionError"),
+        (_raises, r"'_raises' on dataset \[0.5, 1\] with num_samples=10 raised ZeroDivisionError"),
         (lambda d, n, r: np.full(n, np.nan), "returned 10 non-finite values"),
         (lambda d, n, r: np.r_[np.ones(n - 1), np.inf], "non-finite values .NaN or inf., e.g. at sample 9"),
         (lambda d, n, r: np.ones(n + 1), "leading axis 11 .shape .11,..; the leading axis must be num_samples=10"),

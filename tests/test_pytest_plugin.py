@@ -4,6 +4,20 @@ import json
 
 import pytest
 
+# pytester runs inner sessions in this process and afterwards unloads the modules they imported
+# first; numpy refuses a second import in one process, and a re-imported dpfuzz module would
+# hold a second copy of its classes. The plugin imports neither until an audit runs, so import
+# them here, before any inner session.
+import dpfuzz.assertions  # noqa: F401,E402
+import dpfuzz.strategies  # noqa: F401,E402
+from dpfuzz import finders as _finders  # noqa: E402
+from dpfuzz import testers as _testers  # noqa: E402
+
+for _name in _testers.TESTER_NAMES:
+    _testers.tester_class(_name)  # scipy, scikit-learn and numpy's compiled parts
+for _name in ("random", "grid", "hypothesis", "fixed"):
+    _finders.finder_class(_name)
+
 TEST_FILE = """
 import pytest
 from dpfuzz import Domain, PureDP
@@ -43,7 +57,8 @@ def test_buggy_fails_with_an_explanation_and_correct_passes(suite):
     result.stdout.fnmatch_lines(
         [
             "*dpfuzz: leaky_sum violates 1-DP (certified with confidence 0.95*",
-            "*witness    d0 = *",
+            "*witness    d1 = d0 + [[]*] (added)*",  # what differs first (issue 13)
+            "*d0 = *",
             "*bound      hockey_stick(gamma=2.71828) >= *, the claim allows 0*",
             "*epsilon    >= * (claimed 1.0)*",
             '*reproduce  seed=*; pytest "test_suite.py::test_leaky" --dpfuzz-seed=0*',
@@ -135,4 +150,42 @@ def test_typo(dp_audit):
 """
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
-    assert "unknown options ['sample']" in result.stdout.str() + result.stderr.str()
+    output = result.stdout.str() + result.stderr.str()
+    assert "unknown settings ['sample']. Did you mean 'samples'" in output
+    assert "Traceback" not in output and "During handling" not in output
+
+
+def test_a_mechanism_that_raises_fails_cleanly(pytester):
+    pytester.makepyfile(
+        test_broken="""
+from dpfuzz import Domain, PureDP
+
+def broken(dataset, num_samples, rng):
+    return rng.laplace(size=num_samples) / 0 + dataset.sum() if len(dataset) > 5 else 1 / 0
+
+def test_broken(dp_audit):
+    dp_audit(broken, PureDP(1.0), Domain())
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "dpfuzz could not audit this mechanism: mechanism 'broken' on dataset" in output
+    assert "raised ZeroDivisionError" in output and "During handling" not in output
+
+
+def test_budget_options_reach_the_audit(pytester):
+    pytester.makepyfile(
+        test_budget="""
+from dpfuzz import Domain, PureDP
+
+def noisy_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+def test_capped(dp_audit):
+    report = dp_audit(noisy_sum, PureDP(1.0), Domain(max_size=3))
+    assert report.draws <= 50_000 and report.settings["max_draws"] == 50_000
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--dpfuzz-max-draws=50000", "--dpfuzz-max-seconds=600")
+    result.assert_outcomes(passed=1)

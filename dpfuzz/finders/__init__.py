@@ -2,52 +2,60 @@
 
 | name   | what it proposes |
 |--------|------------------|
-| random | classic extreme-record patterns, then uniformly random neighbouring pairs |
+| random | the relation's classic patterns, then uniformly random neighbouring pairs |
 | grid   | constant datasets on a size × record lattice, corners first, refined when exhausted |
 | hypothesis | Hypothesis-generated pairs, targeted towards larger divergence; a pair that looks violating is shrunk to the simplest one |
-| vizier | google-vizier's GP bandit over a unit-cube parameterisation of pairs (extra `vizier`) |
+| vizier | google-vizier's GP bandit over the unit-cube parameterisation of pairs (extra `vizier`) |
 
 `RandomFinder(sampler="sobol")` draws pairs quasi-randomly (scrambled Sobol points of the same
 parameterisation) after the patterns.
 
 A `DatasetPair` or a list of them is also accepted as a finder (`FixedFinder`): the audit tries
-exactly those pairs.
+exactly those pairs. A finder class is imported only when asked for (Hypothesis and Vizier
+are heavy imports).
 """
 
 from __future__ import annotations
 
+import importlib
+
 from dpfuzz.datasets import DatasetPair
-from dpfuzz.errors import ConfigError
-from dpfuzz.finders.base import Finder
-from dpfuzz.finders.fixed import FixedFinder
-from dpfuzz.finders.grid import GridFinder
-from dpfuzz.finders.hypothesis_finder import HypothesisFinder
-from dpfuzz.finders.patterns import classic_pairs
-from dpfuzz.finders.random import RandomFinder
+from dpfuzz.finders.base import BaseFinder, Finder, WithDefaults
+from dpfuzz.validation import check_choice
 
-FINDERS = {RandomFinder.name: RandomFinder, GridFinder.name: GridFinder, HypothesisFinder.name: HypothesisFinder}
-FINDER_NAMES = [*FINDERS, "vizier"]  # vizier is imported only when asked for (it loads JAX)
-
-
-def _vizier_finder() -> Finder:
-    from dpfuzz.finders.vizier_finder import VizierFinder  # imports JAX: only when asked for
-
-    return VizierFinder()
+# name -> (module, class); the module is imported when the finder is made.
+_CLASSES = {
+    "random": ("dpfuzz.finders.random", "RandomFinder"),
+    "grid": ("dpfuzz.finders.grid", "GridFinder"),
+    "hypothesis": ("dpfuzz.finders.hypothesis_finder", "HypothesisFinder"),
+    "vizier": ("dpfuzz.finders.vizier_finder", "VizierFinder"),
+    "fixed": ("dpfuzz.finders.fixed", "FixedFinder"),
+}
+FINDER_NAMES = ("random", "grid", "hypothesis", "vizier")
 
 
-def make_finder(finder: str | Finder | DatasetPair | list) -> Finder:
+def finder_class(name: str) -> type:
+    module, attribute = _CLASSES[name]
+    return getattr(importlib.import_module(module), attribute)
+
+
+def make_finder(finder: "str | Finder | DatasetPair | list") -> BaseFinder:
     """A finder instance from a name, an instance, or the pairs to try."""
     if isinstance(finder, DatasetPair):
-        return FixedFinder([finder])
+        finder = [finder]
     if isinstance(finder, (list, tuple)):
-        return FixedFinder(finder)
+        return finder_class("fixed")(finder)
     if isinstance(finder, str):
-        if finder == "vizier":
-            return _vizier_finder()
-        if finder not in FINDERS:
-            raise ConfigError(f"unknown finder {finder!r}; choose one of {FINDER_NAMES}.")
-        return FINDERS[finder]()
-    return finder
+        return finder_class(check_choice("finder", finder, FINDER_NAMES))()
+    return finder if isinstance(finder, BaseFinder) else WithDefaults(finder)
 
 
-__all__ = ["FINDERS", "FINDER_NAMES", "Finder", "FixedFinder", "GridFinder", "HypothesisFinder", "RandomFinder", "classic_pairs", "make_finder"]
+def __getattr__(name: str):
+    """The finder classes, imported on first use: ``from dpfuzz.finders import RandomFinder``."""
+    for key, (_, attribute) in _CLASSES.items():
+        if attribute == name:
+            return finder_class(key)
+    raise AttributeError(f"module 'dpfuzz.finders' has no attribute {name!r}")
+
+
+__all__ = ["BaseFinder", "FINDER_NAMES", "Finder", "FixedFinder", "GridFinder", "HypothesisFinder", "RandomFinder", "VizierFinder", "make_finder"]

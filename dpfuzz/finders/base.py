@@ -7,6 +7,7 @@ from typing import Protocol
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.errors import InvalidArgument
 
 
 class Finder(Protocol):
@@ -15,8 +16,7 @@ class Finder(Protocol):
     The constructor only stores options; ``start`` binds the domain and random generator and
     resets the search. A finder never sees the tester, only the score of each pair it asked:
     the held-out divergence estimate minus the claim's threshold (positive: looks violating).
-    Optional: ``stop()`` when the search ends, and ``candidate()`` naming the pair to verify
-    (default: the best-scoring one).
+    `BaseFinder` gives every method after ``tell`` a no-op default.
     """
 
     name: str
@@ -26,3 +26,78 @@ class Finder(Protocol):
     def ask(self) -> DatasetPair: ...
 
     def tell(self, pair: DatasetPair, score: float) -> None: ...
+
+    def keep_searching(self) -> bool:
+        """Whether to go on asking after a pair looked violating (e.g. to shrink it)."""
+
+    def stop(self) -> None:
+        """The search is over: release threads or services."""
+
+    def candidate(self) -> DatasetPair | None:
+        """The pair the finder wants verified, or None for the best-scoring one."""
+
+    def details(self) -> dict:
+        """Facts for the report (e.g. suggestion latency)."""
+
+
+class BaseFinder:
+    """Defaults for the optional half of the `Finder` contract; subclasses implement
+    ``start``, ``ask`` and, if they learn, ``tell``."""
+
+    name = "finder"
+
+    def start(self, domain: Domain, rng: np.random.Generator) -> None:
+        raise NotImplementedError
+
+    def ask(self) -> DatasetPair:
+        raise NotImplementedError
+
+    def tell(self, pair: DatasetPair, score: float) -> None:
+        """Default: the finder does not learn."""
+
+    def keep_searching(self) -> bool:
+        return False
+
+    def stop(self) -> None:
+        """Default: nothing to release."""
+
+    def candidate(self) -> DatasetPair | None:
+        return None
+
+    def details(self) -> dict:
+        return {}
+
+
+class WithDefaults(BaseFinder):
+    """A user's finder that implements only part of the contract, completed with the defaults."""
+
+    def __init__(self, finder: object):
+        missing = [method for method in ("start", "ask", "tell") if not callable(getattr(finder, method, None))]
+        if missing:
+            raise InvalidArgument(
+                f"finder {finder!r} lacks {missing}; a finder is a name, a DatasetPair, a list of pairs, "
+                "or an object with start(domain, rng), ask() and tell(pair, score) (see dpfuzz.finders.BaseFinder)."
+            )
+        self.finder = finder
+        self.name = getattr(finder, "name", type(finder).__name__)
+
+    def start(self, domain: Domain, rng: np.random.Generator) -> None:
+        self.finder.start(domain, rng)
+
+    def ask(self) -> DatasetPair:
+        return self.finder.ask()
+
+    def tell(self, pair: DatasetPair, score: float) -> None:
+        self.finder.tell(pair, score)
+
+    def keep_searching(self) -> bool:
+        return getattr(self.finder, "keep_searching", super().keep_searching)()
+
+    def stop(self) -> None:
+        getattr(self.finder, "stop", super().stop)()
+
+    def candidate(self) -> DatasetPair | None:
+        return getattr(self.finder, "candidate", super().candidate)()
+
+    def details(self) -> dict:
+        return getattr(self.finder, "details", super().details)()

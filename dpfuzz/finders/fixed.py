@@ -7,9 +7,11 @@ from typing import Sequence
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.finders.base import BaseFinder
 
 
-class FixedFinder:
+class FixedFinder(BaseFinder):
     """Propose `pairs` in order, cycling when the audit asks for more trials than pairs."""
 
     name = "fixed"
@@ -19,13 +21,12 @@ class FixedFinder:
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         if not self.pairs:
-            raise ValueError("FixedFinder needs at least one DatasetPair.")
+            raise InvalidArgument("FixedFinder needs at least one DatasetPair.")
+        for pair in self.pairs:
+            domain.validate_pair(pair)
         self._next = 0
 
     def ask(self) -> DatasetPair:
         pair = self.pairs[self._next % len(self.pairs)]
         self._next += 1
         return pair
-
-    def tell(self, pair: DatasetPair, score: float) -> None:
-        """Fixed pairs do not learn."""

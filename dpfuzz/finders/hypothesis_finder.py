@@ -1,7 +1,6 @@
 """Hypothesis-driven search: targeted generation towards larger divergence, then shrinking.
 
-Hypothesis runs the search in a helper thread. The classic patterns (`patterns.classic_pairs`)
-come first as explicit examples; a failing pattern ends the search unshrunk (it is already
+Hypothesis runs the search in a helper thread. The relation's classic patterns come first as explicit examples; a failing pattern ends the search unshrunk (it is already
 simple). Otherwise its test function hands each generated pair to
 the audit loop (`ask`), waits for the score (`tell`), reports it with ``hypothesis.target`` so
 the targeted phase climbs towards larger divergence, and *fails* on a positive score (the
@@ -20,7 +19,7 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, example, given, seed, settings, target
 
 from dpfuzz.datasets import DatasetPair, Domain
-from dpfuzz.finders.patterns import classic_pairs
+from dpfuzz.finders.base import BaseFinder
 from dpfuzz.strategies import neighbouring_pairs
 
 _STOP = object()
@@ -34,13 +33,13 @@ class _LooksViolating(Exception):
     """A positive score: Hypothesis treats it as a failure and shrinks the pair."""
 
 
-class HypothesisFinder:
+class HypothesisFinder(BaseFinder):
     """Targeted property-based search (see the module docstring).
 
     Parameters
     ----------
     shrink : shrink a pair whose score is positive (default True).
-    patterns : try `classic_pairs` first, as explicit examples (default True).
+    patterns : try the relation's classic pairs first, as explicit examples (default True).
     """
 
     name = "hypothesis"
@@ -78,7 +77,7 @@ class HypothesisFinder:
                 self._failing.append(pair)
                 raise _LooksViolating
 
-        for pair in reversed(classic_pairs(domain) if self.patterns else []):
+        for pair in reversed(domain.relation.classic_pairs(domain) if self.patterns else []):
             explore = example(pair=pair)(explore)  # the outermost @example runs first
 
         def run() -> None:
@@ -102,6 +101,10 @@ class HypothesisFinder:
     def tell(self, pair: DatasetPair, score: float) -> None:
         if self._thread.is_alive() and not self._stopping:
             self._scores.put(score)
+
+    def keep_searching(self) -> bool:
+        """While Hypothesis shrinks a violating-looking pair, every shrink step is a trial."""
+        return self.shrink
 
     def stop(self) -> None:
         """End the Hypothesis thread (it may be waiting for a score)."""

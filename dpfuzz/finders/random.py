@@ -1,19 +1,17 @@
-"""Random search: the classic patterns first, then random neighbouring pairs — uniform
-(`Domain.random_pair`) or quasi-random (scrambled Sobol points of the unit-cube
-parameterisation, scipy.stats.qmc)."""
+"""Random search: the classic patterns, then uniform random pairs (or quasi-random Sobol points
+of the unit-cube parameterisation, scipy.stats.qmc)."""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import qmc
 
 from dpfuzz.datasets import DatasetPair, Domain
-from dpfuzz.finders.parameterization import dimension, pair_from_unit
-from dpfuzz.finders.patterns import classic_pairs
+from dpfuzz.finders.base import BaseFinder
+from dpfuzz.validation import check_choice
 
 
-class RandomFinder:
-    """Propose `classic_pairs` (when ``patterns`` is true), then random pairs.
+class RandomFinder(BaseFinder):
+    """Propose the relation's classic pairs (when ``patterns`` is true), then random pairs.
 
     ``sampler``: ``"uniform"`` (default) or ``"sobol"`` (quasi-random, more even coverage).
     """
@@ -25,19 +23,17 @@ class RandomFinder:
         self.sampler = sampler
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
-        if self.sampler not in ("uniform", "sobol"):
-            raise ValueError(f"sampler must be 'uniform' or 'sobol', got {self.sampler!r}.")
+        check_choice("sampler", self.sampler, ("uniform", "sobol"))
         self._domain, self._rng = domain, rng
-        self._queue = classic_pairs(domain) if self.patterns else []
+        self._queue = domain.relation.classic_pairs(domain) if self.patterns else []
         if self.sampler == "sobol":
-            self._sobol = qmc.Sobol(d=dimension(domain), scramble=True, seed=rng)
+            from scipy.stats import qmc
+
+            self._sobol = qmc.Sobol(d=domain.relation.unit_dimension(domain), scramble=True, seed=rng)
 
     def ask(self) -> DatasetPair:
         if self._queue:
             return self._queue.pop(0)
         if self.sampler == "sobol":
-            return pair_from_unit(self._domain, self._sobol.random(1)[0])
+            return self._domain.relation.pair_from_unit(self._domain, self._sobol.random(1)[0])
         return self._domain.random_pair(self._rng)
-
-    def tell(self, pair: DatasetPair, score: float) -> None:
-        """Random search does not learn."""

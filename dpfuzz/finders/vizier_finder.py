@@ -1,12 +1,12 @@
 """Bayesian search with google-vizier's GP bandit (DP-Auditorium §5), driven in-process.
 
-Each pair is a point of the unit cube (`parameterization`); the designer suggests a point,
-the audit scores its pair, and the score completes the trial. The classic patterns come first
-(`patterns.classic_units`), as trials the GP learns from like its own. The designer is seeded
-from the audit's generator (reproducible) and tuned for latency as measured on this 2-core machine
-(shared/methods/finders.md): a vectorised Eagle acquisition optimiser with 2,000 evaluations,
-one ARD restart, power-of-two padding of the trial count, and JAX's persistent compilation
-cache, so a suggestion costs about 0.3 s instead of 10–14 s with the defaults. Install with
+Each pair is a point of the unit cube (the relation's parameterisation); the designer suggests
+a point, the audit scores its pair, and the score completes the trial. The classic patterns
+come first (the relation's `classic_units`), as trials the GP learns from like its own. The
+designer is seeded from the audit's generator (reproducible) and tuned for latency: a
+vectorised Eagle acquisition optimiser with 2,000 evaluations, one ARD restart, power-of-two
+padding of the trial count, and JAX's persistent compilation cache (0.3–1 s a suggestion on
+two CPU cores, against 10–14 s with the defaults). Install with
 ``pip install 'dpfuzz[vizier]'``.
 """
 
@@ -22,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair, Domain
-from dpfuzz.errors import ConfigError
-from dpfuzz.finders.parameterization import dimension, pair_from_unit
-from dpfuzz.finders.patterns import classic_units
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.finders.base import BaseFinder
 
 _CACHE = Path(os.environ.get("DPFUZZ_JAX_CACHE", Path.home() / ".cache" / "dpfuzz" / "jax"))
 
@@ -38,7 +37,7 @@ def _vizier():
         from vizier._src.algorithms.optimizers import eagle_strategy, vectorized_base
         from vizier.pyvizier.converters import padding
     except ImportError as error:
-        raise ConfigError(
+        raise InvalidArgument(
             f"the 'vizier' finder needs google-vizier and JAX ({error}); install them with "
             "pip install 'dpfuzz[vizier]'."
         ) from error
@@ -47,14 +46,14 @@ def _vizier():
     return jax, vz, vza, gp_bandit, eagle_strategy, vectorized_base, padding
 
 
-class VizierFinder:
+class VizierFinder(BaseFinder):
     """GP-bandit search over the unit-cube parameterisation of neighbouring pairs.
 
     Parameters
     ----------
     seed_trials : random suggestions before the GP takes over (the patterns count).
     max_evaluations : acquisition-optimiser budget per suggestion.
-    patterns : propose `classic_units` first (default True).
+    patterns : propose the relation's classic pairs first (default True).
     """
 
     name = "vizier"
@@ -68,7 +67,7 @@ class VizierFinder:
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         jax, vz, vza, gp_bandit, eagle_strategy, vectorized_base, padding = _vizier()
         self._domain, self._vz, self._vza = domain, vz, vza
-        self._names = [f"u{index}" for index in range(dimension(domain))]
+        self._names = [f"u{index}" for index in range(domain.relation.unit_dimension(domain))]
         problem = vz.ProblemStatement()
         for name in self._names:
             problem.search_space.root.add_float_param(name, 0.0, 1.0)
@@ -87,7 +86,7 @@ class VizierFinder:
                 padding_schedule=padding.PaddingSchedule(num_trials=padding.PaddingType.POWERS_OF_2),
             )
         self._pending: dict[bytes, object] = {}
-        self._queue = classic_units(domain) if self.patterns else []
+        self._queue = domain.relation.classic_units(domain) if self.patterns else []
         self._count = 0
         self.latencies: list[float] = []
 
@@ -103,7 +102,7 @@ class VizierFinder:
             self.latencies.append(time.perf_counter() - start)
             unit = np.array([suggestion.parameters[name].value for name in self._names], dtype=float)
             trial = suggestion.to_trial(self._count)
-        pair = pair_from_unit(self._domain, unit)
+        pair = self._domain.relation.pair_from_unit(self._domain, unit)
         self._pending[pair.key()] = trial
         return pair
 

@@ -10,52 +10,72 @@
 
 ``"auto"`` (`choose_tester`): the `renyi` tester for RenyiDP claims; otherwise `histogram`
 for 1-D outputs taking few distinct integer values (argmax indices, counts, bits), and
-`hockey_stick` for everything else. The audit loop resolves "auto" once it has seen the
-mechanism's first outputs.
+`hockey_stick` for everything else. The audit resolves "auto" before its search, from a
+small probe of the mechanism's outputs. Tester classes are imported when first used
+(scikit-learn and scipy are heavy imports).
 """
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from dpfuzz.claims import Claim, RenyiDP
-from dpfuzz.errors import ConfigError
+from dpfuzz.errors import InvalidArgument
 from dpfuzz.testers.base import Tester, TestResult
-from dpfuzz.testers.float_bits import FloatBitsTester
-from dpfuzz.testers.histogram import HistogramTester, PrivacyProfile
-from dpfuzz.testers.hockey_stick import HockeyStickTester
-from dpfuzz.testers.mmd import MMDTester
-from dpfuzz.testers.renyi import RenyiTester
+from dpfuzz.validation import check_choice
 
-TESTERS = {
-    tester.name: tester for tester in (HockeyStickTester, HistogramTester, MMDTester, RenyiTester, FloatBitsTester)
+# name -> (module, class); the module is imported when the tester is made.
+_CLASSES = {
+    "hockey_stick": ("dpfuzz.testers.hockey_stick", "HockeyStickTester"),
+    "histogram": ("dpfuzz.testers.histogram", "HistogramTester"),
+    "mmd": ("dpfuzz.testers.mmd", "MMDTester"),
+    "renyi": ("dpfuzz.testers.renyi", "RenyiTester"),
+    "float_bits": ("dpfuzz.testers.float_bits", "FloatBitsTester"),
 }
+TESTER_NAMES = tuple(_CLASSES)
 
 # 1-D integer outputs with at most this many distinct values go to the histogram tester.
 AUTO_DISCRETE_VALUES = 64
 
 
+def tester_class(name: str) -> type:
+    module, attribute = _CLASSES[name]
+    return getattr(importlib.import_module(module), attribute)
+
+
 def choose_tester(claim: Claim, samples: np.ndarray | None = None) -> str:
     """The tester "auto" stands for, given the claim and (optionally) some outputs."""
     if isinstance(claim, RenyiDP):
-        return RenyiTester.name
+        return "renyi"
     if samples is not None:
         values = np.asarray(samples).reshape(len(samples), -1)
         if values.shape[1] == 1 and np.all(values == np.round(values)):
             if len(np.unique(values)) <= AUTO_DISCRETE_VALUES:
-                return HistogramTester.name
-    return HockeyStickTester.name
+                return "histogram"
+    return "hockey_stick"
 
 
 def make_tester(tester: str | Tester, claim: Claim, samples: np.ndarray | None = None) -> Tester:
     """A tester instance from a name (or "auto") or an instance, checked against the claim."""
     if isinstance(tester, str):
-        name = choose_tester(claim, samples) if tester == "auto" else tester
-        if name not in TESTERS:
-            raise ConfigError(f"unknown tester {tester!r}; choose one of {['auto', *TESTERS]}.")
-        tester = TESTERS[name]()
+        name = choose_tester(claim, samples) if tester == "auto" else check_choice("tester", tester, ("auto", *TESTER_NAMES))
+        tester = tester_class(name)()
+    elif not isinstance(tester, Tester):
+        raise InvalidArgument(f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got {tester!r}.")
     tester.check_claim(claim)
     return tester
+
+
+def __getattr__(name: str):
+    """The tester classes, imported on first use: ``from dpfuzz.testers import HockeyStickTester``."""
+    for key, (_, attribute) in _CLASSES.items():
+        if attribute == name:
+            return tester_class(key)
+    if name == "PrivacyProfile":
+        return importlib.import_module("dpfuzz.testers.histogram").PrivacyProfile
+    raise AttributeError(f"module 'dpfuzz.testers' has no attribute {name!r}")
 
 
 __all__ = [
@@ -65,7 +85,7 @@ __all__ = [
     "MMDTester",
     "PrivacyProfile",
     "RenyiTester",
-    "TESTERS",
+    "TESTER_NAMES",
     "TestResult",
     "Tester",
     "choose_tester",

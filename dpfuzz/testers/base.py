@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from dpfuzz.claims import Claim
-from dpfuzz.errors import UnsupportedOutputError
+from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
+from dpfuzz.validation import check_probability
 
 
 @dataclass(frozen=True)
@@ -24,12 +23,11 @@ class TestResult:
     divergence : which divergence `bound` is about, e.g. ``"hockey_stick(gamma=2.718)"``.
     bound : lower bound on that divergence, valid with probability ≥ 1 − beta.
     threshold : the largest value of the divergence the claim allows.
-    violated : ``bound > threshold``: the claim is refuted at confidence 1 − beta.
     epsilon_lower_bound : certified lower bound on ε (at the claim's δ, or at its α for
         Rényi claims); None when nothing positive is certified.
     estimate : plug-in estimate of the same divergence on the evaluation samples (not certified).
     beta : the bound's failure probability.
-    event : the event the bound was evaluated on, in words.
+    event : the event (or witness function) the bound was evaluated on, in words.
     num_samples : (samples of P, samples of Q) used for evaluation.
     details : counts and intermediate bounds.
     seconds : wall time of fitting and evaluation.
@@ -42,7 +40,6 @@ class TestResult:
     divergence: str
     bound: float
     threshold: float
-    violated: bool
     epsilon_lower_bound: float | None
     estimate: float
     beta: float
@@ -50,6 +47,11 @@ class TestResult:
     num_samples: tuple[int, int]
     details: dict = field(default_factory=dict)
     seconds: float = 0.0
+
+    @property
+    def violated(self) -> bool:
+        """``bound > threshold``: the claim is refuted at confidence 1 − beta."""
+        return bool(self.bound > self.threshold)
 
     def to_dict(self) -> dict:
         return {
@@ -69,42 +71,67 @@ class TestResult:
         }
 
 
-class Tester(Protocol):
+class Tester:
     """Estimates a high-confidence lower bound on the divergence a claim limits.
 
-    ``test`` splits the samples, fits on the first half and evaluates on the second.
-    ``fit`` and ``evaluate`` are exposed so the audit loop can fit on search samples and
-    evaluate on fresh verification samples.
+    A tester fits something (an event, a witness function, a kernel bandwidth) on training
+    samples with ``fit`` and certifies it on other samples with ``evaluate``; ``test`` does both
+    on the two halves of one sample. The audit fits on search samples and evaluates on fresh
+    verification samples, through the same two methods, so the certificate is always the one
+    the search estimated. Subclasses set `name` and `claim_types` and implement ``fit`` and
+    ``evaluate``; the constructor only stores options (checked in ``check_claim``).
     """
 
-    name: str
+    name: str = "tester"
+    claim_types: tuple[type, ...] = ()
 
-    def check_claim(self, claim: Claim) -> None: ...
+    def check_claim(self, claim: Claim) -> None:
+        """Raise `UnsupportedClaimError` for a claim this tester cannot refute (and check options)."""
+        if not isinstance(claim, self.claim_types):
+            from dpfuzz.claims import CLAIM_TYPES
+
+            names = [name for name, kind in CLAIM_TYPES.items() if issubclass(kind, self.claim_types)]
+            kinds = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            raise UnsupportedClaimError(f"{self.name} refutes {kinds} claims, got {claim!r}.{self.claim_hint(claim)}")
+
+    def claim_hint(self, claim: Claim) -> str:
+        """A sentence naming testers that do refute `claim` (shown in the error)."""
+        return ""
+
+    def threshold(self, claim: Claim) -> float:
+        """The largest value of this tester's divergence that `claim` allows."""
+        raise NotImplementedError
+
+    def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float | None:
+        """The largest bound any fitted event or function could certify with `samples` held-out
+        outputs per side (None: not known). A claim whose threshold is above it cannot be refuted."""
+        return None
+
+    def detectable(self, result: TestResult) -> dict:
+        """What the evaluation behind `result` could have detected: the smallest value of its
+        divergence it would have certified (threshold plus its confidence width)."""
+        return {
+            "divergence": result.divergence,
+            "value": result.threshold + max(result.estimate - result.bound, 0.0),
+            "claim_allows": result.threshold,
+            "samples": int(min(result.num_samples)),
+        }
 
     def fit(
         self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
         eval_size: int | None = None,
-    ): ...
+    ):
+        """Fit on training samples; `eval_size` is the held-out sample size per side it will meet."""
+        raise NotImplementedError
 
-    def evaluate(self, event, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult: ...
-
-    def test(
-        self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
-    ) -> TestResult: ...
-
-
-def single_threaded():
-    """Context: one BLAS/OpenMP thread. The testers' models are small; on this 2-core machine
-    threading them made one SVT hockey-stick test 6.5× slower (0.27 s against 0.042 s)."""
-    return threadpool_limits(limits=1)
-
-
-class HeldOutTester:
-    """`test` for testers with `fit` and `evaluate`: fit on the first half, evaluate on the second."""
+    def evaluate(self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
+        """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
+        raise NotImplementedError
 
     def test(
         self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
     ) -> TestResult:
+        """Fit on the first half of each sample, evaluate on the second."""
         start = time.perf_counter()
         train0, test0 = split_halves(samples0)
         train1, test1 = split_halves(samples1)
@@ -112,6 +139,18 @@ class HeldOutTester:
             fitted = self.fit(train0, train1, claim, beta, rng, eval_size=len(test0))
             result = self.evaluate(fitted, test0, test1, claim, beta)
         return replace(result, seconds=time.perf_counter() - start)
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{key}={value!r}" for key, value in vars(self).items() if not key.startswith("_"))
+        return f"{type(self).__name__}({options})"
+
+
+def single_threaded():
+    """Context: one BLAS/OpenMP thread. The testers' models are small; threading them on two
+    cores made one SVT hockey-stick test 6.5× slower (0.27 s against 0.042 s)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
 
 
 def as_feature_matrix(samples: np.ndarray, name: str) -> np.ndarray:
@@ -142,6 +181,4 @@ def split_halves(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_beta(beta: float) -> float:
-    if not 0.0 < beta < 1.0:
-        raise ValueError(f"beta must be in (0, 1), got {beta!r}.")
-    return float(beta)
+    return check_probability("beta", beta)

@@ -1,7 +1,7 @@
 """Events S fitted on training samples, for the one-event divergence bounds.
 
-An event is a fixed set of outputs: ``event.contains(samples)`` says which samples fall in
-it. Validity of every bound rests on fitting the event on samples that are *not* the ones it
+An event is a fixed set of outputs, ``{x : score(x) ∈ interval}`` (`ScoreEvent`):
+``event.contains(samples)`` says which samples fall in it. Validity of every bound rests on fitting the event on samples that are *not* the ones it
 is evaluated on; the search here may use any selection rule.
 
 For 1-D outputs the search is exact over every threshold (lower and upper tails) in
@@ -18,19 +18,24 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from dpfuzz.testers.base import as_feature_matrix
+
 # objective(k_p, k_q, n_p, n_q) -> score per candidate; larger is better.
 Objective = Callable[[np.ndarray, np.ndarray, int, int], np.ndarray]
 
 
-class Event(Protocol):
-    def contains(self, samples: np.ndarray) -> np.ndarray: ...
+class Score(Protocol):
+    """A fixed map from outputs (a feature matrix, one row per output) to one number per output."""
 
-    def describe(self) -> str: ...
+    def __call__(self, features: np.ndarray) -> np.ndarray: ...
+
+    def describe(self, interval: "Interval") -> str:
+        """The event {x : score(x) ∈ interval} in the outputs' own terms."""
 
 
 @dataclass(frozen=True)
-class IntervalEvent:
-    """low < x < high on a 1-D statistic, or its complement when ``complement`` is set."""
+class Interval:
+    """low < v < high on a 1-D statistic v, or its complement when ``complement`` is set."""
 
     low: float
     high: float
@@ -54,28 +59,36 @@ class IntervalEvent:
 
 @dataclass(frozen=True)
 class ScoreEvent:
-    """An interval event on a fitted model's score: S = {x : score(x) ∈ interval}."""
+    """The event S = {x : score(x) ∈ interval}: a fixed set of outputs once fitted."""
 
-    model: object
-    interval: IntervalEvent
+    score: Score
+    interval: Interval
 
     def contains(self, samples: np.ndarray) -> np.ndarray:
-        return self.interval.contains(classifier_score(self.model, samples))
+        """Which samples (any shape with leading axis n) fall in the event."""
+        return self.interval.contains(self.score(as_feature_matrix(samples, "samples")))
+
+    def count(self, samples: np.ndarray) -> int:
+        """How many of `samples` fall in the event."""
+        return int(self.contains(samples).sum())
 
     def describe(self) -> str:
-        return f"{type(self.model).__name__} score: {self.interval.describe('score')}"
+        return self.score.describe(self.interval)
 
 
-def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
-    """A real-valued score from a fitted scikit-learn classifier (larger = more like class 1)."""
-    if hasattr(model, "decision_function"):
-        return np.asarray(model.decision_function(samples), dtype=float)
-    return np.asarray(model.predict_proba(samples)[:, 1], dtype=float)
+class OutputValue:
+    """The score of 1-D outputs: the output itself."""
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        return features[:, 0]
+
+    def describe(self, interval: Interval) -> str:
+        return interval.describe("x")
 
 
-def fit_interval_event(
+def best_interval(
     x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float]
-) -> tuple[IntervalEvent, float]:
+) -> tuple[Interval, float]:
     """The best event among all tails, and the best intervals / complements for each γ, with its
     objective value.
 
@@ -118,7 +131,7 @@ def fit_interval_event(
     best = int(np.argmax(scores[family]))
     value = float(scores[family][best])
     if family == 0:
-        return IntervalEvent(-np.inf, float(cuts[best])), value
+        return Interval(-np.inf, float(cuts[best])), value
     if family == 1:
-        return IntervalEvent(float(cuts[best]), np.inf), value
-    return IntervalEvent(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value
+        return Interval(float(cuts[best]), np.inf), value
+    return Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value

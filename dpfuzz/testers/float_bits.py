@@ -5,7 +5,8 @@ x + Laplace noise yields only multiples of 2^−53 near 0 when x = 1, but finer 
 x = 0. Each output coordinate is mapped to (sign, binary exponent, exponent of its lowest set
 bit); those discrete patterns are scored by their likelihood ratio (`models.PatternScore`) on
 the training half and the best set is certified on the held-out half exactly as in
-`HockeyStickTester`. The map is fixed, so the bound keeps its validity.
+`HockeyStickTester`. The map is fixed, so the bound keeps its validity. Events are described
+by their bit patterns: "(sign +, exponent 1, lowest set bit 2^-53)".
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ class FloatBitsTester(HockeyStickTester):
 
     def __init__(self, objective: str = "divergence"):
         super().__init__(classifier="patterns", objective=objective)
+
+    def describe_row(self, row: np.ndarray) -> str:
+        parts = []
+        for sign, exponent, lowest in np.asarray(row, dtype=np.int64).reshape(3, -1).T:
+            if exponent == _ZERO:
+                parts.append("0.0")
+            else:
+                parts.append(f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})")
+        return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
         return super().fit(float_bit_features(train0), float_bit_features(train1), claim, beta, rng, eval_size)

@@ -1,16 +1,18 @@
 """Histogram tester for 1-D outputs: discrete values as bins, or equal-width bins.
 
 Bins are fixed on the training half: the distinct values of discrete outputs (Gilbert &
-McMillan's estimator, DP-Auditorium Alg. 3), or equal-width bins of Scott's width
-h = 3.49 σ̂ n^{−1/3} (paper 000, Eq. 4.2) on the central range of the samples plus two overflow
-bins. Two bounds use them:
+McMillan's estimator; Kong et al., DP-Auditorium Alg. 3), or equal-width bins of Scott's width
+h = 3.49 σ̂ n^{−1/3} (Koskela & Mohammadi, "Auditing differential privacy guarantees using
+density estimation", Eq. 4.2) on the central range of the samples plus two overflow bins. Two
+bounds use them, each through ``fit`` (the bins) and ``evaluate`` (held-out samples), so an
+audit certifies with the very bound its search estimated:
 
 * ``bound="event"`` (default): the bins ranked by their training likelihood ratio, the best
   run of them chosen as in the hockey-stick tester, certified with Clopper–Pearson on the
   held-out half (`HockeyStickTester.evaluate`). Refutes pure, approximate and Rényi DP.
 * ``bound="uniform"``: TV(P̂, P) ≤ a = ½√(k/n) + √(ln(2/β')/(2n)) with β' = β/2 per side,
-  so that H_{e^ε}(P ‖ Q) ≥ H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b for every ε at once (paper 000,
-  Lemma 3). This certifies a whole privacy profile δ(ε) (`privacy_profile`).
+  so that H_{e^ε}(P ‖ Q) ≥ H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b for every ε at once (ibid., Lemma 3).
+  This certifies a whole privacy profile δ(ε) (`privacy_profile`).
 """
 
 from __future__ import annotations
@@ -22,31 +24,48 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import Claim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
-from dpfuzz.testers.events import ScoreEvent, fit_interval_event
+from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
 from dpfuzz.testers.hockey_stick import HockeyStickTester
+from dpfuzz.validation import check_choice
 
 MAX_BINS = 10_000
 
 
 @dataclass(frozen=True)
 class Binning:
-    """Bin edges (interior cut points) and a per-bin score (training log-likelihood ratio)."""
+    """Bin edges (interior cut points), a per-bin score (training log-likelihood ratio), and for
+    discrete outputs the value of each bin. As a `Score`, an output's score is its bin's."""
 
     edges: np.ndarray
     scores: np.ndarray
-    discrete: bool
+    values: np.ndarray | None = None
+
+    @property
+    def bins(self) -> int:
+        return len(self.edges) + 1
 
     def index(self, values: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.edges, values, side="right")
 
     def counts(self, values: np.ndarray) -> np.ndarray:
-        return np.bincount(self.index(values), minlength=len(self.edges) + 1)
+        return np.bincount(self.index(values), minlength=self.bins)
 
-    def decision_function(self, samples: np.ndarray) -> np.ndarray:
-        return self.scores[self.index(np.asarray(samples).reshape(len(samples), -1)[:, 0])]
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        return self.scores[self.index(features[:, 0])]
+
+    def describe(self, interval: Interval) -> str:
+        chosen = np.flatnonzero(interval.contains(self.scores))
+        if self.values is not None:
+            return f"x in {{{format_records(self.values[chosen], limit=6)[1:-1]}}}"
+        bounds = np.concatenate([[-np.inf], self.edges, [np.inf]])
+        runs = np.split(chosen, np.flatnonzero(np.diff(chosen) > 1) + 1) if len(chosen) else []
+        ranges = [f"[{bounds[run[0]]:.4g}, {bounds[run[-1] + 1]:.4g})" for run in runs]
+        shown = " ∪ ".join(ranges[:3]) + (f" and {len(ranges) - 3} more ranges" if len(ranges) > 3 else "")
+        return f"x in {shown or 'no bin'} ({len(chosen)} of {self.bins} bins)"
 
 
 @dataclass(frozen=True)
@@ -86,10 +105,9 @@ class HistogramTester(HockeyStickTester):
 
     def check_claim(self, claim: Claim) -> None:
         super().check_claim(claim)
+        check_choice("bound", self.bound, ("event", "uniform"))
         if self.bound == "uniform" and isinstance(claim, RenyiDP):
             raise UnsupportedClaimError(f"histogram with bound='uniform' refutes PureDP and ApproxDP, got {claim!r}.")
-        if self.bound not in ("event", "uniform"):
-            raise ValueError(f"bound must be 'event' or 'uniform', got {self.bound!r}.")
 
     # -- binning ---------------------------------------------------------------------------
     def fit_binning(self, train0: np.ndarray, train1: np.ndarray) -> Binning:
@@ -97,9 +115,9 @@ class HistogramTester(HockeyStickTester):
         x0, x1 = _values(train0, "samples0"), _values(train1, "samples1")
         pooled = np.concatenate([x0, x1])
         distinct = np.unique(pooled)
-        discrete = bool(np.all(pooled == np.round(pooled)) and len(distinct) <= self.max_categories)
-        if discrete:
-            edges = distinct[:-1] / 2 + distinct[1:] / 2
+        values = None
+        if np.all(pooled == np.round(pooled)) and len(distinct) <= self.max_categories:
+            edges, values = distinct[:-1] / 2 + distinct[1:] / 2, distinct
         else:
             low, high = np.quantile(pooled, [0.001, 0.999])
             if self.bins == "scott":
@@ -108,67 +126,72 @@ class HistogramTester(HockeyStickTester):
             else:
                 count = int(self.bins)
             edges = np.linspace(low, high, count + 1)
-        binning = Binning(edges, np.zeros(len(edges) + 1), discrete)
+        binning = Binning(edges, np.zeros(len(edges) + 1), values)
         p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
         return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
 
-    # -- event bound (inherits evaluate from the hockey-stick tester) -------------------------
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> ScoreEvent:
+    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> ScoreEvent | Binning:
+        """The bins; with ``bound="event"`` also the best run of bins as one event."""
         self.check_claim(claim)
         beta = check_beta(beta)
         binning = self.fit_binning(train0, train1)
-        objective = self._selection_objective(claim, beta, len(binning.scores), eval_size)
-        gammas = [math.exp(claim.epsilon)]
-        interval, _ = fit_interval_event(
-            binning.decision_function(train0), binning.decision_function(train1), objective, gammas
-        )
+        if self.bound == "uniform":
+            return binning
+        objective = self._selection_objective(claim, beta, binning.bins, eval_size)
+        features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
+        interval, _ = best_interval(binning(features0), binning(features1), objective, [math.exp(claim.epsilon)])
         return ScoreEvent(binning, interval)
 
-    def test(self, samples0, samples1, claim: Claim, beta: float, rng: np.random.Generator) -> TestResult:
-        if self.bound == "event":
-            return super().test(samples0, samples1, claim, beta, rng)
+    def evaluate(self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float) -> TestResult:
+        if isinstance(fitted, ScoreEvent):
+            return super().evaluate(fitted, test0, test1, claim, beta)
+        return self._uniform_result(fitted, test0, test1, claim, beta)
+
+    # -- uniform bound ---------------------------------------------------------------------
+    def _uniform_result(self, binning: Binning, test0, test1, claim: ApproxDP, beta: float) -> TestResult:
+        """One profile on a grid of ε (its first point the claim's): the bound at the claim, and
+        the largest grid ε whose certified δ(ε) exceeds the claim's δ (the profile decreases)."""
         start = time.perf_counter()
         self.check_claim(claim)
-        # One profile on a grid of ε (its first point the claim's): the bound at the claim, and
-        # the largest grid ε whose certified δ(ε) exceeds the claim's δ (the profile decreases).
         grid = np.concatenate([[claim.epsilon], np.linspace(0.0, 20.0, 2001)])
-        profile = self.privacy_profile(samples0, samples1, grid, beta)
+        profile = profile_on_bins(binning, test0, test1, grid, beta)
         bound = float(profile.deltas[0])
         above = grid[1:][profile.deltas[1:] > claim.delta]
-        epsilon_lower_bound = float(above.max()) if len(above) and above.max() > 0 else None
-        train0, test0 = split_halves(samples0)
         return TestResult(
             tester=self.name,
             claim=claim,
             divergence=f"hockey_stick(gamma={math.exp(claim.epsilon):.6g})",
             bound=bound,
             threshold=claim.delta,
-            violated=bool(bound > claim.delta),
-            epsilon_lower_bound=epsilon_lower_bound,
+            epsilon_lower_bound=float(above.max()) if len(above) and above.max() > 0 else None,
             estimate=bound + profile.slack_p + math.exp(claim.epsilon) * profile.slack_q,
             beta=beta,
             event=f"uniform TV bound over {profile.bins} bins",
-            num_samples=(len(test0), len(split_halves(samples1)[1])),
+            num_samples=(len(test0), len(test1)),
             details={"slack_p": profile.slack_p, "slack_q": profile.slack_q},
             seconds=time.perf_counter() - start,
         )
 
-    # -- uniform bound ---------------------------------------------------------------------
     def privacy_profile(self, samples0, samples1, epsilons, beta: float) -> PrivacyProfile:
-        """Certified lower bounds on δ(ε) = H_{e^ε}(P ‖ Q) for all `epsilons` simultaneously."""
-        beta = check_beta(beta)
+        """Certified lower bounds on δ(ε) = H_{e^ε}(P ‖ Q) for all `epsilons` simultaneously:
+        bins fitted on the first half of each sample, the profile on the second."""
         train0, test0 = split_halves(samples0)
         train1, test1 = split_halves(samples1)
-        binning = self.fit_binning(train0, train1)
-        x0, x1 = _values(test0, "samples0"), _values(test1, "samples1")
-        k = len(binning.scores)
-        p_hat, q_hat = binning.counts(x0) / len(x0), binning.counts(x1) / len(x1)
-        slack_p, slack_q = (0.5 * math.sqrt(k / n) + math.sqrt(math.log(4 / beta) / (2 * n)) for n in (len(x0), len(x1)))
-        epsilons = np.asarray(epsilons, dtype=float)
-        gammas = np.exp(epsilons)[:, None]
-        empirical = np.clip(p_hat[None, :] - gammas * q_hat[None, :], 0, None).sum(axis=1)
-        deltas = empirical - slack_p - gammas[:, 0] * slack_q
-        return PrivacyProfile(epsilons, deltas, beta, k, slack_p, slack_q)
+        return profile_on_bins(self.fit_binning(train0, train1), test0, test1, epsilons, beta)
+
+
+def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> PrivacyProfile:
+    """δ_lb(ε) = H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b on held-out samples (module docstring)."""
+    beta = check_beta(beta)
+    x0, x1 = _values(test0, "samples0"), _values(test1, "samples1")
+    k = binning.bins
+    p_hat, q_hat = binning.counts(x0) / len(x0), binning.counts(x1) / len(x1)
+    slack_p, slack_q = (0.5 * math.sqrt(k / n) + math.sqrt(math.log(4 / beta) / (2 * n)) for n in (len(x0), len(x1)))
+    epsilons = np.asarray(epsilons, dtype=float)
+    gammas = np.exp(epsilons)[:, None]
+    empirical = np.clip(p_hat[None, :] - gammas * q_hat[None, :], 0, None).sum(axis=1)
+    deltas = empirical - slack_p - gammas[:, 0] * slack_q
+    return PrivacyProfile(epsilons, deltas, beta, k, slack_p, slack_q)
 
 
 def _values(samples: np.ndarray, name: str) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Hockey-stick tester: a fitted event, certified with Clopper–Pearson on held-out samples.
 
 For an event S fitted on training samples, with p = P(S), q = Q(S) and exact one-sided
-Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (shared/methods/bounds.md,
-"one event"; DP-Auditorium §4.2 with exact binomial bounds in place of Hoeffding):
+Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (docs/statistics.md,
+"one event"; Kong et al., DP-Auditorium §4.2, with exact binomial bounds in place of Hoeffding):
 
 * H_{e^ε}(P ‖ Q) ≥ p_lo − e^ε q_hi, which refutes (ε, δ)-DP when it exceeds δ;
 * ε ≥ ln((p_lo − δ) / q_hi) is certified at δ (pure DP: δ = 0);
@@ -11,7 +11,7 @@ Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (shared/met
 
 Both bounds hold together with probability ≥ 1 − β. The event is chosen on the training half:
 for 1-D outputs, exactly over all thresholds, intervals and interval complements
-(`events.fit_interval_event`); for vector outputs, as an interval of a fitted score
+(`events.best_interval`); for vector outputs, as an interval of a fitted score
 (`models.candidate_models`), the model and interval chosen on a split of the training half.
 No probability floor: rare events are certified whenever the held-out counts support them.
 """
@@ -25,21 +25,22 @@ from dataclasses import replace
 from typing import Literal
 
 import numpy as np
+from scipy import optimize
 from sklearn.exceptions import ConvergenceWarning
 
 from dpfuzz.claims import ApproxDP, Claim, RenyiDP
-from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import HeldOutTester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
+from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
-from dpfuzz.testers.events import IntervalEvent, ScoreEvent, classifier_score, fit_interval_event
-from dpfuzz.testers.models import candidate_models
+from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
+from dpfuzz.testers.models import ModelScore, candidate_models, classifier_score
+from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
 
 
-class HockeyStickTester(HeldOutTester):
+class HockeyStickTester(Tester):
     """Refute pure, approximate or Rényi DP with one held-out event.
 
     Parameters
@@ -55,6 +56,7 @@ class HockeyStickTester(HeldOutTester):
     """
 
     name = "hockey_stick"
+    claim_types = (ApproxDP, RenyiDP)
 
     def __init__(self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence"):
         self.classifier = classifier
@@ -62,12 +64,8 @@ class HockeyStickTester(HeldOutTester):
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
-        if not isinstance(claim, (ApproxDP, RenyiDP)):
-            raise UnsupportedClaimError(
-                f"{self.name} refutes PureDP, ApproxDP and RenyiDP claims, got {claim!r}."
-            )
-        if self.objective not in ("divergence", "epsilon"):
-            raise ValueError(f"objective must be 'divergence' or 'epsilon', got {self.objective!r}.")
+        super().check_claim(claim)
+        check_choice("objective", self.objective, ("divergence", "epsilon"))
 
     def fit(
         self,
@@ -77,7 +75,7 @@ class HockeyStickTester(HeldOutTester):
         beta: float,
         rng: np.random.Generator,
         eval_size: int | None = None,
-    ) -> IntervalEvent | ScoreEvent:
+    ) -> ScoreEvent:
         """Choose the event S (where P is large relative to Q) on training samples.
 
         Candidates are ranked by the bound they would certify on `eval_size` held-out samples
@@ -89,8 +87,12 @@ class HockeyStickTester(HeldOutTester):
         objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
         gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
         if x0.shape[1] == 1:
-            return fit_interval_event(x0[:, 0], x1[:, 0], objective, gammas)[0]
+            return ScoreEvent(OutputValue(), best_interval(x0[:, 0], x1[:, 0], objective, gammas)[0])
         return self._fit_scored_event(x0, x1, objective, gammas, rng)
+
+    def describe_row(self, row: np.ndarray) -> str | None:
+        """How an output pattern is shown in event descriptions (None: the row itself)."""
+        return None
 
     def _fit_scored_event(self, x0, x1, objective, gammas, rng: np.random.Generator) -> ScoreEvent:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
@@ -105,20 +107,18 @@ class HockeyStickTester(HeldOutTester):
             with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(features, labels)
-            interval, value = fit_interval_event(
+            interval, value = best_interval(
                 classifier_score(model, select0), classifier_score(model, select1), objective, gammas
             )
             if best is None or value > best_value:
-                best, best_value = ScoreEvent(model, interval), value
+                best, best_value = ScoreEvent(ModelScore(model, self.describe_row), interval), value
         return best
 
-    def evaluate(
-        self, event: IntervalEvent | ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
-    ) -> TestResult:
+    def evaluate(self, event: ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
         start = time.perf_counter()
         x0, x1 = paired_matrices(test0, test1)
-        result = self.certify_counts(event, (count_in(event, x0), len(x0)), (count_in(event, x1), len(x1)), claim, beta)
+        result = self.certify_counts(event, (event.count(x0), len(x0)), (event.count(x1), len(x1)), claim, beta)
         return replace(result, seconds=time.perf_counter() - start)
 
     def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
@@ -134,22 +134,19 @@ class HockeyStickTester(HeldOutTester):
             divergence = f"renyi(alpha={claim.alpha:g})"
             bound = float(binary_renyi(p_lo, q_hi, claim.alpha))
             estimate = float(binary_renyi(p_hat, q_hat, claim.alpha))
-            threshold = claim.epsilon
             epsilon_lower_bound = bound if bound > 0 else None
         else:
             gamma = math.exp(claim.epsilon)
             divergence = f"hockey_stick(gamma={gamma:.6g})"
             bound = p_lo - gamma * q_hi
             estimate = p_hat - gamma * q_hat
-            threshold = claim.delta
             epsilon_lower_bound = _epsilon_lower_bound(p_lo, q_hi, claim.delta)
         return TestResult(
             tester=self.name,
             claim=claim,
             divergence=divergence,
             bound=bound,
-            threshold=threshold,
-            violated=bool(bound > threshold),
+            threshold=self.threshold(claim),
             epsilon_lower_bound=epsilon_lower_bound,
             estimate=estimate,
             beta=beta,
@@ -157,6 +154,34 @@ class HockeyStickTester(HeldOutTester):
             num_samples=(n_p, n_q),
             details={"count_p": k_p, "count_q": k_q, "p_lower": p_lo, "q_upper": q_hi},
         )
+
+    def threshold(self, claim: Claim) -> float:
+        return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
+
+    def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
+        """The bound of an event holding every P-sample and no Q-sample."""
+        p_lo = float(clopper_pearson_lower(samples, samples, beta / 2))
+        q_hi = float(clopper_pearson_upper(0, samples, beta / 2))
+        if isinstance(claim, RenyiDP):
+            return float(binary_renyi(p_lo, q_hi, claim.alpha))
+        return p_lo - math.exp(claim.epsilon) * q_hi
+
+    def detectable(self, result: TestResult) -> dict:
+        """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
+        p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
+        p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it."""
+        if isinstance(result.claim, RenyiDP) or "count_q" not in result.details:
+            return super().detectable(result)
+        claim, (n_p, n_q) = result.claim, result.num_samples
+        gamma, alpha = math.exp(claim.epsilon), result.beta / 2
+        q_hat, q_hi = result.details["count_q"] / n_q, result.details["q_upper"]
+        needed = claim.delta + gamma * q_hi
+        power = {"divergence": result.divergence, "claim_allows": claim.delta, "samples": int(min(n_p, n_q)), "epsilon": None}
+        if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
+            return {**power, "value": math.inf}
+        p_star = optimize.brentq(lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0)
+        epsilon = math.log((p_star - claim.delta) / q_hat) if q_hat > 0 else None
+        return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
 
     # -- internals -------------------------------------------------------------------------
     def _selection_objective(self, claim: Claim, beta: float, candidates: int, eval_size: int | None):
@@ -198,9 +223,3 @@ def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None
         return None
     value = math.log((p_lo - delta) / q_hi)
     return value if value > 0 else None
-
-
-def count_in(event: IntervalEvent | ScoreEvent, samples: np.ndarray) -> int:
-    """How many of `samples` fall in the event."""
-    x = as_feature_matrix(samples, "samples")
-    return int((event.contains(x[:, 0]) if isinstance(event, IntervalEvent) else event.contains(x)).sum())

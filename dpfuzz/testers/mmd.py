@@ -3,7 +3,7 @@
 For a kernel with k(x, x) ≤ 1 (Gaussian, Laplacian), every unit-norm function of its RKHS is
 bounded by 1, so MMD(P, Q) ≤ 2 TV(P, Q); and (ε, δ)-DP implies TV ≤ (e^ε − 1 + 2δ)/(e^ε + 1)
 (Kairouz et al. 2015). Hence MMD > 2(e^ε − 1 + 2δ)/(e^ε + 1) refutes the claim — tighter than
-DP-Auditorium's Thm 4.13 and valid for the same kernels (shared/methods/bounds.md, "MMD").
+DP-Auditorium's Thm 4.13 and valid for the same kernels (docs/statistics.md, "MMD").
 
 MMD² is estimated with the linear-time unbiased statistic (Gretton et al. 2012, Lemma 14):
 h_i = k(x_i, x'_i) + k(y_i, y'_i) − k(x_i, y'_i) − k(x'_i, y_i) ∈ [−2, 2] on disjoint pairs of
@@ -21,9 +21,9 @@ from typing import Literal
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim
-from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
+from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.bounds import empirical_bernstein_lower
+from dpfuzz.validation import check_choice
 
 # Pairwise distances for the median heuristic are computed on this many training samples.
 _MEDIAN_SUBSAMPLE = 1000
@@ -46,7 +46,7 @@ class Kernel:
         return f"{self.kind} kernel, bandwidth {self.bandwidth:.4g}"
 
 
-class MMDTester(HeldOutTester):
+class MMDTester(Tester):
     """Refute (ε, δ)-DP through a lower bound on the kernel MMD.
 
     Parameters
@@ -56,16 +56,30 @@ class MMDTester(HeldOutTester):
     """
 
     name = "mmd"
+    claim_types = (ApproxDP,)
 
     def __init__(self, kernel: Literal["gaussian", "laplacian"] = "gaussian", bandwidth: float | None = None):
         self.kernel = kernel
         self.bandwidth = bandwidth
 
     def check_claim(self, claim: Claim) -> None:
-        if not isinstance(claim, ApproxDP):
-            raise UnsupportedClaimError(f"{self.name} refutes PureDP and ApproxDP claims, got {claim!r}; use 'renyi' or 'hockey_stick'.")
-        if self.kernel not in ("gaussian", "laplacian"):
-            raise ValueError(f"kernel must be 'gaussian' or 'laplacian', got {self.kernel!r}.")
+        super().check_claim(claim)
+        check_choice("kernel", self.kernel, ("gaussian", "laplacian"))
+
+    def claim_hint(self, claim: Claim) -> str:
+        return " Use 'renyi' or 'hockey_stick'."
+
+    def threshold(self, claim: Claim) -> float:
+        """2·TV bound of (ε, δ)-DP: 2(e^ε − 1 + 2δ)/(e^ε + 1)."""
+        gamma = math.exp(claim.epsilon)
+        return 2 * (gamma - 1 + 2 * claim.delta) / (gamma + 1)
+
+    def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
+        """Every h_i = 2 (the sides never meet): mean 2, variance 0, minus Bernstein's range term."""
+        pairs = samples // 2
+        if pairs < 2:
+            return 0.0
+        return math.sqrt(max(2.0 - 7 * 4.0 * math.log(2 / beta) / (3 * (pairs - 1)), 0.0))
 
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> Kernel:
         """The kernel, with its bandwidth from the median heuristic on training samples."""
@@ -93,15 +107,13 @@ class MMDTester(HeldOutTester):
         h = kernel(x1, x2) + kernel(y1, y2) - kernel(x1, y2) - kernel(x2, y1)
         squared_lower = empirical_bernstein_lower(h, 4.0, beta)
         bound = math.sqrt(max(squared_lower, 0.0))
-        gamma = math.exp(claim.epsilon)
-        threshold = 2 * (gamma - 1 + 2 * claim.delta) / (gamma + 1)
+        threshold = self.threshold(claim)
         return TestResult(
             tester=self.name,
             claim=claim,
             divergence=f"mmd({kernel.kind})",
             bound=bound,
             threshold=threshold,
-            violated=bool(bound > threshold),
             epsilon_lower_bound=_epsilon_from_total_variation(bound / 2, claim.delta),
             estimate=math.sqrt(max(float(h.mean()), 0.0)),
             beta=beta,

@@ -3,17 +3,24 @@
 Each is a scikit-learn classifier (P samples labelled 1, Q samples 0), or `PatternScore`, the
 exact log-likelihood ratio of each distinct output vector (for discrete outputs such as SVT
 answer vectors or argmax indices, where the best event is a set of output patterns).
+`ModelScore` wraps a fitted model as an event's score and describes the event in the outputs'
+terms: which patterns it holds, or which output coordinates drive the classifier.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.testers.events import Interval
 
 # Discrete outputs with at most this many distinct rows are scored pattern by pattern.
 MAX_PATTERNS = 5000
@@ -28,7 +35,8 @@ class PatternScore(ClassifierMixin, BaseEstimator):
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> "PatternScore":
         keys = _row_keys(features)
-        self.keys_, inverse = np.unique(keys, return_inverse=True)
+        self.keys_, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        self.patterns_ = np.asarray(features, dtype=float)[first]
         counts_p = np.bincount(inverse[labels == 1], minlength=len(self.keys_)) + 0.5
         counts_q = np.bincount(inverse[labels == 0], minlength=len(self.keys_)) + 0.5
         self.scores_ = np.log(counts_p / counts_p.sum()) - np.log(counts_q / counts_q.sum())
@@ -55,9 +63,81 @@ def is_discrete(features: np.ndarray) -> bool:
     return len(np.unique(_row_keys(features))) <= MAX_PATTERNS
 
 
+def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
+    """A real-valued score from a fitted scikit-learn classifier (larger = more like class 1)."""
+    if hasattr(model, "decision_function"):
+        return np.asarray(model.decision_function(samples), dtype=float)
+    return np.asarray(model.predict_proba(samples)[:, 1], dtype=float)
+
+
+class ModelScore:
+    """A fitted model as an event's score; `describe_row` names a pattern (default: the row)."""
+
+    def __init__(self, model: object, describe_row: Callable[[np.ndarray], str] | None = None):
+        self.model = model
+        self._describe_row = describe_row
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        return classifier_score(self.model, features)
+
+    def describe(self, interval: Interval) -> str:
+        if isinstance(self.model, PatternScore):
+            return self._describe_patterns(interval)
+        text = f"{_model_name(self.model)} score: {interval.describe('score')}"
+        drivers = _driving_coordinates(self.model)
+        return text + (f"; driven most by output coordinates {drivers}" if drivers else "")
+
+    def describe_row(self, row: np.ndarray) -> str:
+        """An output pattern in words: the tester's way (`describe_row` returning a string), else the row."""
+        text = self._describe_row(row) if self._describe_row is not None else None
+        return text if text is not None else str([_plain(value) for value in row])
+
+    def _describe_patterns(self, interval: Interval) -> str:
+        inside = interval.contains(self.model.scores_)
+        order = np.argsort(-np.abs(self.model.scores_[inside]))
+        shown = [self.describe_row(row) for row in self.model.patterns_[inside][order][:3]]
+        more = int(inside.sum()) - len(shown)
+        listing = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+        unseen = " or an output not seen in training" if interval.contains(np.zeros(1))[0] else ""
+        return f"output pattern in {{{listing}}}{unseen} (patterns score: {interval.describe('score')})"
+
+
+def _plain(value: float):
+    return int(value) if float(value).is_integer() else round(float(value), 4)
+
+
+def _model_name(model: object) -> str:
+    if isinstance(model, Pipeline):
+        steps = [type(step).__name__ for _, step in model.steps]
+        degree = next((step.degree for _, step in model.steps if isinstance(step, PolynomialFeatures)), 1)
+        return f"{steps[-1]} (degree {degree})" if degree > 1 else steps[-1]
+    return type(model).__name__
+
+
+def _driving_coordinates(model: object, count: int = 3) -> list[int]:
+    """For a (polynomial) logistic pipeline on vector outputs: the output coordinates with the
+    largest standardised weight summed over the features they enter."""
+    if not isinstance(model, Pipeline) or not isinstance(model.steps[-1][1], LogisticRegression):
+        return []
+    weights = np.abs(model.steps[-1][1].coef_[0])
+    powers = None
+    for _, step in model.steps[:-1]:
+        if isinstance(step, PolynomialFeatures):
+            powers = step.powers_
+        elif isinstance(step, StandardScaler):
+            weights = weights * np.where(step.scale_ > 0, 1.0, 0.0)
+    if powers is None:
+        powers = np.eye(len(weights), dtype=int)
+    per_coordinate = (powers > 0).T @ weights
+    if len(per_coordinate) < 2:
+        return []
+    return [int(index) for index in np.argsort(-per_coordinate)[:count]]
+
+
 # Degree-2 features for logistic regression up to this many output coordinates (beyond it the
 # number of products makes fitting slow for little gain).
 MAX_QUADRATIC_WIDTH = 12
+MODEL_NAMES = ("logistic", "boosting", "mlp", "patterns")
 
 
 def named_model(name: str, seed: int, width: int) -> object:
@@ -73,7 +153,7 @@ def named_model(name: str, seed: int, width: int) -> object:
         )
     if name == "patterns":
         return PatternScore()
-    raise ValueError(f"unknown model {name!r}; use 'logistic', 'boosting', 'mlp', 'patterns' or a scikit-learn classifier.")
+    raise InvalidArgument(f"unknown classifier {name!r}; use one of {MODEL_NAMES}, 'auto' or a scikit-learn classifier.")
 
 
 def candidate_models(spec: str | object, features: np.ndarray, seed: int) -> list[object]:

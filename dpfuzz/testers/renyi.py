@@ -43,8 +43,9 @@ from sklearn.preprocessing import StandardScaler
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.errors import UnsupportedClaimError
-from dpfuzz.testers.base import HeldOutTester, TestResult, check_beta, paired_matrices
-from dpfuzz.testers.events import classifier_score
+from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
+from dpfuzz.testers.models import classifier_score
+from dpfuzz.validation import check_choice
 
 _BOUNDS_C = (0.25, 0.5, 1.0, 2.0)
 _FIT_SUBSAMPLE = {"chebyshev": 50_000, "network": 20_000}  # training samples per side used to fit h
@@ -108,7 +109,7 @@ class DualFunction:
         return f"h = {self.bound_c:g}·tanh({self.description})"
 
 
-class RenyiTester(HeldOutTester):
+class RenyiTester(Tester):
     """Refute Rényi DP (and pure DP through it) with the dual Rényi estimator.
 
     Parameters
@@ -120,6 +121,7 @@ class RenyiTester(HeldOutTester):
     """
 
     name = "renyi"
+    claim_types = (RenyiDP, PureDP)
 
     def __init__(
         self, alpha: float = 2.0, function: Literal["chebyshev", "network"] = "chebyshev", degree: int = 8, hidden: int = 8
@@ -130,15 +132,12 @@ class RenyiTester(HeldOutTester):
         self.hidden = hidden
 
     def check_claim(self, claim: Claim) -> None:
-        if self.function not in ("chebyshev", "network"):
-            raise ValueError(f"function must be 'chebyshev' or 'network', got {self.function!r}.")
-        if isinstance(claim, PureDP) or isinstance(claim, RenyiDP):
-            return
-        if isinstance(claim, ApproxDP):
+        check_choice("function", self.function, ("chebyshev", "network"))
+        if isinstance(claim, ApproxDP) and not isinstance(claim, PureDP):
             raise UnsupportedClaimError(
                 f"{self.name} refutes RenyiDP and PureDP claims, got {claim!r}; use 'hockey_stick' or 'mmd'."
             )
-        raise UnsupportedClaimError(f"{self.name} refutes RenyiDP and PureDP claims, got {claim!r}.")
+        super().check_claim(claim)
 
     def order(self, claim: Claim) -> float:
         return claim.alpha if isinstance(claim, RenyiDP) else float(self.alpha)
@@ -148,6 +147,12 @@ class RenyiTester(HeldOutTester):
             return claim.epsilon
         alpha = self.order(claim)
         return min(claim.epsilon, alpha * claim.epsilon**2 / 2)
+
+    def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
+        """h = C on every P-sample and −C on every Q-sample, for the largest C tried."""
+        alpha, bound_c = self.order(claim), max(_BOUNDS_C)
+        h0, h1 = np.full(1, bound_c), np.full(1, -bound_c)
+        return max(_corrected_bound(h0, h1, alpha, bound_c, beta, samples, samples), 0.0)
 
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> DualFunction:
         """Fit h on training samples: its inputs, then its parameters for each C."""
@@ -215,7 +220,6 @@ class RenyiTester(HeldOutTester):
             divergence=f"renyi(alpha={alpha:g})",
             bound=bound,
             threshold=threshold,
-            violated=bool(bound > threshold),
             epsilon_lower_bound=epsilon_lower_bound,
             estimate=float(_dual(h0, h1, alpha)),
             beta=beta,

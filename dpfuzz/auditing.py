@@ -1,0 +1,371 @@
+"""The audit (Kong et al., DP-Auditorium, Algorithm 1): search for the neighbouring pair the
+mechanism treats most differently, then certify on fresh samples.
+
+1. **Probe.** A few outputs on one dataset of the domain: their shape, the tester ``"auto"``
+   stands for, the draw rate (for time budgets), and whether two calls with equal-seeded
+   generators agree (if not, the audit is statistically valid but not bit-reproducible).
+2. **Search.** The finder proposes pairs; the mechanism is sampled on both datasets; the tester
+   estimates both directions (fit on one half, evaluate on the other). These numbers only
+   *rank* pairs: a pair's score, told to the finder, is the larger held-out estimate minus the
+   claim's threshold (positive: looks violating). With ``sampling="adaptive"`` (default) the
+   pairs race (`dpfuzz.schedule`): all start small, the better half continues with twice the
+   samples, and the search ends early once a pair's own held-out test refutes the claim.
+   With ``sampling="fixed"`` every trial gets `samples` outputs per side.
+3. **Verify.** The best (pair, direction) has its event fitted on its search samples (or, for
+   a pair the finder names itself, e.g. a shrunk witness, on fresh training samples), then
+   evaluated on fresh samples: in doubling looks that stop at the first refutation
+   (adaptive), or in one look (fixed).
+
+**False alarms.** Only verification can report a violation, and it never sees the samples its
+event was chosen on. Look j is an exact test at level β_j with Σ β_j = β, so the probability
+that a correct mechanism is flagged is at most β for the whole audit: any number of trials,
+both directions, any number of looks, whenever the audit stops (`dpfuzz.schedule` derives it;
+docs/statistics.md states it with the bounds).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dpfuzz.claims import Claim
+from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.finders import BaseFinder, make_finder
+from dpfuzz.mechanism import Mechanism, draw_samples, mechanism_name
+from dpfuzz.report import AuditReport, TrialRecord, environment_versions
+from dpfuzz.schedule import Look, plan_search, racing_rounds, verification_looks
+from dpfuzz.settings import AuditSettings
+from dpfuzz.testers import Tester, TestResult, make_tester
+from dpfuzz.testers.base import single_threaded, split_halves
+
+PROBE_SAMPLES = 1_000  # outputs of the probe (at most `samples`)
+REPRODUCIBILITY_SAMPLES = 32  # outputs drawn twice with equal seeds
+
+
+def audit(mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings | None = None, **options) -> AuditReport:
+    """Search for neighbouring datasets on which `mechanism` violates `claim`, then certify.
+
+    Parameters
+    ----------
+    mechanism : ``mechanism(dataset, num_samples, rng) -> array`` with leading axis num_samples.
+    claim : `PureDP`, `ApproxDP` or `RenyiDP`.
+    domain : where datasets live and which relation makes them neighbours.
+    settings : an `AuditSettings`; or give its fields as keyword arguments (``trials=20``,
+        ``max_seconds=60`` …), or ``budget="quick"`` / ``"thorough"`` for a preset.
+    """
+    settings = AuditSettings.build(settings, **options)
+    if not isinstance(claim, Claim):
+        raise InvalidArgument(f"claim must be a dpfuzz claim (PureDP, ApproxDP, RenyiDP), got {claim!r}.")
+    if not isinstance(domain, Domain):
+        raise InvalidArgument(f"domain must be a dpfuzz.Domain, got {type(domain).__name__}.")
+    if isinstance(settings.tester, Tester):
+        settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
+    return _Audit(mechanism, claim, domain, settings).run()
+
+
+# -- drawing within a budget --------------------------------------------------------------------
+class _Draws:
+    """Draws outputs, checks them, and keeps count of draws and time against the budget."""
+
+    def __init__(self, mechanism: Mechanism, max_draws: float, max_seconds: float | None):
+        self.mechanism, self.max_draws, self.max_seconds = mechanism, max_draws, max_seconds
+        self.started = time.perf_counter()
+        self.used = 0
+        self.drawing_seconds = 0.0
+        self.output_shape: tuple | None = None
+
+    def __call__(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+        began = time.perf_counter()
+        samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape)
+        self.drawing_seconds += time.perf_counter() - began
+        self.output_shape = samples.shape[1:]
+        self.used += count
+        return samples
+
+    @property
+    def rate(self) -> float:
+        """Draws per second so far (of the mechanism alone)."""
+        return self.used / self.drawing_seconds if self.drawing_seconds > 0 else math.inf
+
+    def remaining(self) -> float:
+        """Draws the budget still allows (the clock's share estimated from the draw rate so far)."""
+        left = self.max_draws - self.used
+        if self.max_seconds is not None:
+            left = min(left, (self.max_seconds - (time.perf_counter() - self.started)) * self.rate)
+        return max(left, 0.0)
+
+    def affordable(self, count: int) -> bool:
+        return count <= self.remaining()
+
+
+@dataclass
+class _Candidate:
+    """A proposed pair and its search samples so far (cumulative across racing rounds)."""
+
+    trial: int
+    pair: DatasetPair
+    rng: np.random.Generator
+    samples0: np.ndarray
+    samples1: np.ndarray
+    forward: TestResult | None = None
+    backward: TestResult | None = None
+    score: float = -math.inf
+    events: tuple = (None, None)  # the fitted events of the last forward and backward tests
+    best: float = -math.inf  # the best score over its rounds: what racing ranks by
+
+    @property
+    def looks_violating(self) -> bool:
+        return self.forward.violated or self.backward.violated
+
+    def oriented(self) -> tuple[DatasetPair, np.ndarray, np.ndarray, object]:
+        """(pair, samples of P, samples of Q, validated event or None), P the side with the
+        larger held-out estimate. The event is the one fitted on half the search samples when
+        the other half already refuted the claim with it: verification then re-tests an event
+        that has generalised once, rather than one refitted (and possibly overfitted) on all."""
+        forward = self.forward.estimate >= self.backward.estimate
+        result, event = (self.forward, self.events[0]) if forward else (self.backward, self.events[1])
+        event = event if result.violated else None
+        if forward:
+            return self.pair, self.samples0, self.samples1, event
+        return self.pair.swapped(), self.samples1, self.samples0, event
+
+
+@dataclass
+class _Probe:
+    samples: np.ndarray
+    reproducible: bool
+    seconds: float
+
+
+@dataclass
+class _Verification:
+    result: TestResult
+    looks: list = field(default_factory=list)  # (samples per side, beta_j, bound, violated)
+
+
+class _Audit:
+    """One audit's state; `run` goes through probe, search and verification."""
+
+    def __init__(self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings):
+        self.mechanism, self.claim, self.domain = mechanism, claim, domain
+        self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+        self.settings = replace(settings, seed=self.seed)
+        self.adaptive = settings.sampling == "adaptive"
+        fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
+        self.draws = _Draws(mechanism, settings.max_draws or fixed_total, settings.max_seconds)
+        self.history: list[TrialRecord] = []
+        self.notes: list[str] = []
+
+    def run(self) -> AuditReport:
+        settings = self.settings
+        finder_seed, trial_seed, verify_seed, probe_seed = np.random.SeedSequence(self.seed).spawn(4)
+        probe = self._probe(probe_seed)
+        self.tester = make_tester(settings.tester, self.claim, probe.samples)
+        self._check_refutable()
+        finder = make_finder(settings.finder)
+        finder.start(self.domain, np.random.default_rng(finder_seed))
+        try:
+            searched_at = time.perf_counter()
+            leader = self._search(finder, trial_seed)
+            verifying_at = time.perf_counter()
+        finally:
+            finder.stop()
+        rng = np.random.default_rng(verify_seed)
+        candidate, train_p, train_q, event = self._verification_pair(finder, leader, rng)
+        verification = self._verify(candidate, train_p, train_q, event, rng)
+        finished = time.perf_counter()
+        return self._report(
+            finder, probe, candidate, verification,
+            {"probe": probe.seconds, "search": verifying_at - searched_at, "verify": finished - verifying_at,
+             "total": finished - self.draws.started},
+        )
+
+    # -- 1. probe ------------------------------------------------------------------------------
+    def _probe(self, seed: np.random.SeedSequence) -> _Probe:
+        began = time.perf_counter()
+        dataset = self.domain.relation.classic_pairs(self.domain)[0].d0
+        first, again = (self.draws(dataset, REPRODUCIBILITY_SAMPLES, np.random.default_rng(seed)) for _ in range(2))
+        reproducible = bool(np.array_equal(first, again))
+        if not reproducible:
+            self.notes.append(
+                "the mechanism's randomness does not come (only) from the rng dpfuzz passes: two calls with "
+                "equal-seeded generators disagreed. The audit is statistically valid, but not bit-reproducible."
+            )
+        samples = self.draws(dataset, min(PROBE_SAMPLES, self.settings.samples), np.random.default_rng(seed.spawn(1)[0]))
+        if self.settings.max_seconds is not None:
+            self.notes.append(
+                f"max_seconds={self.settings.max_seconds:g} limits this audit by wall-clock time, so a rerun with "
+                "the same seed may draw differently; max_draws limits it reproducibly."
+            )
+        return _Probe(samples, reproducible, time.perf_counter() - began)
+
+    def _check_refutable(self) -> None:
+        """Samples guidance: fail before the search when no outcome could refute the claim."""
+        tester, settings = self.tester, self.settings
+        largest = int(min(settings.verification_samples, self.draws.remaining() // 2))
+        best = tester.max_certifiable(self.claim, largest, settings.beta)
+        threshold = tester.threshold(self.claim)
+        delta = getattr(self.claim, "delta", 0.0)
+        if 0 < delta and delta * largest < 3:
+            self.notes.append(
+                f"δ = {delta:g} is below 3/n for the n = {largest:,} verification outputs per dataset: this audit "
+                f"refutes only violations far above δ. A mechanism that fails with probability just above δ "
+                f"needs about {round(3.7 / delta):,} outputs per dataset to be caught."
+            )
+        if best is None or best > threshold:
+            return
+        needed = largest
+        while needed < 10**13 and (tester.max_certifiable(self.claim, needed, settings.beta) or 0) <= threshold:
+            needed *= 2
+        hint = f"about {needed:,} outputs per dataset (max_draws >= {4 * needed:,})" if needed < 10**13 else "more outputs than any audit can draw"
+        raise InvalidArgument(
+            f"{self.claim.describe()} cannot be refuted by the {tester.name} tester with at most {largest:,} "
+            f"verification outputs per dataset: even an event that separates the two datasets perfectly would "
+            f"certify at most {best:.4g}, and the claim allows {threshold:.4g}. Refuting it needs {hint}; raise "
+            "verify_samples and max_draws, or audit a smaller claim."
+        )
+
+    # -- 2. search -----------------------------------------------------------------------------
+    def _search(self, finder: BaseFinder, trial_seed: np.random.SeedSequence) -> _Candidate:
+        settings = self.settings
+        if self.adaptive:
+            start, cap = plan_search(settings.trials, settings.samples, int(self.draws.remaining() / 2))
+        else:
+            start = cap = settings.samples
+        candidates: list[_Candidate] = []
+        for trial, seed in enumerate(trial_seed.spawn(settings.trials)):
+            if candidates and not self.draws.affordable(2 * start):
+                self.notes.append(f"the budget ended the search after {trial} of {settings.trials} trials.")
+                break
+            pair = finder.ask()
+            self.domain.validate_pair(pair)
+            rng = np.random.default_rng(seed)
+            candidate = _Candidate(trial, pair, rng, self.draws(pair.d0, start, rng), self.draws(pair.d1, start, rng))
+            self._score(candidate, 0)
+            finder.tell(pair, candidate.score)
+            candidates.append(candidate)
+            if self.adaptive and candidate.looks_violating and not finder.keep_searching():
+                return candidate
+        leader = max(candidates, key=lambda c: c.best)
+        if not self.adaptive:
+            return leader
+        alive, size = candidates, start
+        for round_number, (keep, target) in enumerate(racing_rounds(len(candidates), start, cap), start=1):
+            alive = sorted(alive, key=lambda c: c.best, reverse=True)[:keep]
+            if not self.draws.affordable(keep * 2 * (target - size)):
+                break
+            for candidate in alive:
+                more = target - size
+                candidate.samples0 = np.concatenate([candidate.samples0, self.draws(candidate.pair.d0, more, candidate.rng)])
+                candidate.samples1 = np.concatenate([candidate.samples1, self.draws(candidate.pair.d1, more, candidate.rng)])
+                self._score(candidate, round_number)
+                if candidate.looks_violating:
+                    return candidate
+            size = target
+        return max(alive, key=lambda c: c.best)
+
+    def _score(self, candidate: _Candidate, round_number: int) -> None:
+        began = time.perf_counter()
+        candidate.forward, forward_event = self._held_out(candidate.samples0, candidate.samples1, candidate.rng)
+        candidate.backward, backward_event = self._held_out(candidate.samples1, candidate.samples0, candidate.rng)
+        candidate.events = (forward_event, backward_event)
+        # Rank by the held-out plug-in estimate: unbiased for the fitted event's divergence,
+        # whereas lower bounds favour tiny events whose width is small but whose divergence is 0.
+        candidate.score = max(candidate.forward.estimate, candidate.backward.estimate) - candidate.forward.threshold
+        # An event refitted on more samples can be worse (a narrower, overfitted interval), so a
+        # pair keeps its best showing: one bad refit must not knock a violating pair out.
+        candidate.best = max(candidate.best, candidate.score)
+        self.history.append(
+            TrialRecord(
+                candidate.trial, round_number, candidate.pair, len(candidate.samples0), candidate.score,
+                candidate.forward, candidate.backward, time.perf_counter() - began,
+            )
+        )
+
+    def _held_out(self, samples_p: np.ndarray, samples_q: np.ndarray, rng: np.random.Generator):
+        """`Tester.test` (fit on one half, evaluate on the other), keeping the fitted event."""
+        train_p, test_p = split_halves(samples_p)
+        train_q, test_q = split_halves(samples_q)
+        with single_threaded():
+            event = self.tester.fit(train_p, train_q, self.claim, self.settings.beta, rng, eval_size=len(test_p))
+            return self.tester.evaluate(event, test_p, test_q, self.claim, self.settings.beta), event
+
+    # -- 3. verify -----------------------------------------------------------------------------
+    def _verification_pair(self, finder: BaseFinder, leader: _Candidate, rng: np.random.Generator):
+        """The pair to verify, oriented, with the samples its event is fitted on."""
+        pair, train_p, train_q, event = leader.oriented()
+        chosen = finder.candidate()  # e.g. a shrunk witness: fit its event on fresh samples
+        if chosen is None or chosen == pair or chosen == pair.swapped():
+            return pair, train_p, train_q, (event if self.adaptive else None)
+        searched = [record for record in self.history if record.pair == chosen]
+        if searched and searched[0].backward.estimate > searched[0].forward.estimate:
+            chosen = chosen.swapped()
+        size = len(leader.samples0)
+        return chosen, self.draws(chosen.d0, size, rng), self.draws(chosen.d1, size, rng), None
+
+    def _verify(self, pair: DatasetPair, train_p: np.ndarray, train_q: np.ndarray, event, rng: np.random.Generator) -> _Verification:
+        settings = self.settings
+        if self.adaptive:
+            cap = int(min(settings.verification_samples, max(self.draws.remaining() // 2, 10)))
+            looks = verification_looks(cap, len(train_p), settings.beta)
+        else:
+            looks = [Look(settings.verification_samples, settings.beta)]
+        if event is None:
+            with single_threaded():
+                event = self.tester.fit(train_p, train_q, self.claim, looks[-1].beta, rng, eval_size=looks[-1].samples)
+        fresh_p = fresh_q = None
+        verification = None
+        for index, look in enumerate(looks):
+            have = 0 if fresh_p is None else len(fresh_p)
+            if index > 0 and not self.draws.affordable(2 * (look.samples - have)):
+                self.notes.append(f"the budget ended verification at {have:,} outputs per side.")
+                break
+            new_p = self.draws(pair.d0, look.samples - have, rng)
+            new_q = self.draws(pair.d1, look.samples - have, rng)
+            fresh_p = new_p if fresh_p is None else np.concatenate([fresh_p, new_p])
+            fresh_q = new_q if fresh_q is None else np.concatenate([fresh_q, new_q])
+            with single_threaded():
+                result = self.tester.evaluate(event, fresh_p, fresh_q, self.claim, look.beta)
+            verification = verification or _Verification(result)
+            verification.result = result
+            verification.looks.append({"samples": look.samples, "beta": look.beta, "bound": result.bound, "violated": result.violated})
+            if result.violated:
+                break
+        return verification
+
+    # -- report ----------------------------------------------------------------------------------
+    def _report(self, finder, probe: _Probe, candidate: DatasetPair, verification: _Verification, seconds: dict) -> AuditReport:
+        result = verification.result
+        settings = self.settings
+        return AuditReport(
+            violated=result.violated,
+            claim=self.claim,
+            beta=settings.beta,
+            epsilon_lower_bound=result.epsilon_lower_bound,
+            witness=candidate if result.violated else None,
+            candidate=candidate,
+            verification=result,
+            history=tuple(self.history),
+            mechanism=mechanism_name(self.mechanism),
+            domain=self.domain,
+            tester=self.tester.name,
+            finder=finder.name,
+            seed=self.seed,
+            trials=len({record.trial for record in self.history}),
+            samples=settings.samples,
+            verify_samples=settings.verification_samples,
+            settings=settings.to_dict(),
+            draws=self.draws.used,
+            draw_rate=self.draws.rate,
+            looks=tuple(verification.looks),
+            power=None if result.violated else self.tester.detectable(result),
+            reproducible=probe.reproducible and settings.max_seconds is None,
+            notes=tuple(self.notes),
+            seconds=seconds,
+            versions=environment_versions(),
+            finder_details=finder.details(),
+        )
