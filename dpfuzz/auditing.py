@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -46,7 +47,15 @@ PROBE_SAMPLES = 1_000  # outputs of the probe (at most `samples`)
 REPRODUCIBILITY_SAMPLES = 32  # outputs drawn twice with equal seeds
 
 
-def audit(mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings | None = None, **options) -> AuditReport:
+def audit(
+    mechanism: Mechanism,
+    claim: Claim,
+    domain: Domain,
+    settings: AuditSettings | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+    **options,
+) -> AuditReport:
     """Search for neighbouring datasets on which `mechanism` violates `claim`, then certify.
 
     Parameters
@@ -56,6 +65,8 @@ def audit(mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSet
     domain : where datasets live and which relation makes them neighbours.
     settings : an `AuditSettings`; or give its fields as keyword arguments (``trials=20``,
         ``max_seconds=60`` …), or ``budget="quick"`` / ``"thorough"`` for a preset.
+    progress : called with a one-line status (stage, trial k of T, outputs drawn) as the audit
+        goes; the command line shows it on a terminal.
     """
     settings = AuditSettings.build(settings, **options)
     if not isinstance(claim, Claim):
@@ -64,7 +75,7 @@ def audit(mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSet
         raise InvalidArgument(f"domain must be a dpfuzz.Domain, got {type(domain).__name__}.")
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
-    return _Audit(mechanism, claim, domain, settings).run()
+    return _Audit(mechanism, claim, domain, settings, progress).run()
 
 
 # -- drawing within a budget --------------------------------------------------------------------
@@ -79,6 +90,8 @@ class _Draws:
         self.output_shape: tuple | None = None
 
     def __call__(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+        if count <= 0 and self.output_shape is not None:  # nothing to draw (a round at the cap already)
+            return np.empty((0, *self.output_shape))
         began = time.perf_counter()
         samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape)
         self.drawing_seconds += time.perf_counter() - began
@@ -115,7 +128,13 @@ class _Candidate:
     backward: TestResult | None = None
     score: float = -math.inf
     events: tuple = (None, None)  # the fitted events of the last forward and backward tests
-    best: float = -math.inf  # the best score over its rounds: what racing ranks by
+    evidence: float = 0.0  # Σ samples × score over its rounds
+    weight: float = 0.0  # Σ samples over its rounds
+
+    @property
+    def rank(self) -> float:
+        """What racing ranks by: the score averaged over rounds, weighted by samples."""
+        return self.evidence / self.weight if self.weight else -math.inf
 
     @property
     def looks_violating(self) -> bool:
@@ -150,7 +169,7 @@ class _Verification:
 class _Audit:
     """One audit's state; `run` goes through probe, search and verification."""
 
-    def __init__(self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings):
+    def __init__(self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings, progress=None):
         self.mechanism, self.claim, self.domain = mechanism, claim, domain
         self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self.settings = replace(settings, seed=self.seed)
@@ -159,6 +178,7 @@ class _Audit:
         self.draws = _Draws(mechanism, settings.max_draws or fixed_total, settings.max_seconds)
         self.history: list[TrialRecord] = []
         self.notes: list[str] = []
+        self.progress = progress or (lambda text: None)
 
     def run(self) -> AuditReport:
         settings = self.settings
@@ -246,16 +266,17 @@ class _Audit:
             rng = np.random.default_rng(seed)
             candidate = _Candidate(trial, pair, rng, self.draws(pair.d0, start, rng), self.draws(pair.d1, start, rng))
             self._score(candidate, 0)
+            self.progress(f"search: trial {trial + 1} of {settings.trials}, {self.draws.used:,} outputs drawn")
             finder.tell(pair, candidate.score)
             candidates.append(candidate)
             if self.adaptive and candidate.looks_violating and not finder.keep_searching():
                 return candidate
-        leader = max(candidates, key=lambda c: c.best)
+        leader = max(candidates, key=lambda c: c.rank)
         if not self.adaptive:
             return leader
         alive, size = candidates, start
         for round_number, (keep, target) in enumerate(racing_rounds(len(candidates), start, cap), start=1):
-            alive = sorted(alive, key=lambda c: c.best, reverse=True)[:keep]
+            alive = sorted(alive, key=lambda c: c.rank, reverse=True)[:keep]
             if not self.draws.affordable(keep * 2 * (target - size)):
                 break
             for candidate in alive:
@@ -263,10 +284,11 @@ class _Audit:
                 candidate.samples0 = np.concatenate([candidate.samples0, self.draws(candidate.pair.d0, more, candidate.rng)])
                 candidate.samples1 = np.concatenate([candidate.samples1, self.draws(candidate.pair.d1, more, candidate.rng)])
                 self._score(candidate, round_number)
+                self.progress(f"search: racing round {round_number}, {target:,} outputs per side, {self.draws.used:,} drawn")
                 if candidate.looks_violating:
                     return candidate
             size = target
-        return max(alive, key=lambda c: c.best)
+        return max(alive, key=lambda c: c.rank)
 
     def _score(self, candidate: _Candidate, round_number: int) -> None:
         began = time.perf_counter()
@@ -276,9 +298,11 @@ class _Audit:
         # Rank by the held-out plug-in estimate: unbiased for the fitted event's divergence,
         # whereas lower bounds favour tiny events whose width is small but whose divergence is 0.
         candidate.score = max(candidate.forward.estimate, candidate.backward.estimate) - candidate.forward.threshold
-        # An event refitted on more samples can be worse (a narrower, overfitted interval), so a
-        # pair keeps its best showing: one bad refit must not knock a violating pair out.
-        candidate.best = max(candidate.best, candidate.score)
+        # Each round refits the event, and a refit can be worse (a narrow, overfitted interval):
+        # ranking by the sample-weighted mean of all rounds' scores keeps one bad refit from
+        # knocking a violating pair out, and one lucky early score from keeping a clean one in.
+        candidate.evidence += len(candidate.samples0) * candidate.score
+        candidate.weight += len(candidate.samples0)
         self.history.append(
             TrialRecord(
                 candidate.trial, round_number, candidate.pair, len(candidate.samples0), candidate.score,
@@ -333,6 +357,7 @@ class _Audit:
             verification = verification or _Verification(result)
             verification.result = result
             verification.looks.append({"samples": look.samples, "beta": look.beta, "bound": result.bound, "violated": result.violated})
+            self.progress(f"verify: look {index + 1} of {len(looks)}, {look.samples:,} fresh outputs per side, {self.draws.used:,} drawn")
             if result.violated:
                 break
         return verification

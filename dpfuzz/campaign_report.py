@@ -20,7 +20,7 @@ import re
 
 FAILING = ("missed", "false alarm", "refuted", "error")
 _COLOURS = {
-    "caught": "#1a7f37", "ok": "#1a7f37", "missed": "#cf222e", "false alarm": "#cf222e", "refuted": "#cf222e",
+    "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
     "error": "#9a6700",
 }
 
@@ -125,6 +125,16 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
     return "\n".join(lines) + "\n"
 
 
+_MARKERS = {
+    "caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"),
+    "missed": ("#cf222e", "X"), "false alarm": ("#bf3989", "X"), "refuted": ("#bc4c00", "^"),
+}
+
+
+def _is_renyi(summary: dict) -> bool:
+    return summary.get("claim_type") == "RenyiDP" or "RDP" in summary.get("claim", "")
+
+
 def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
     """PNG plots as base64 strings; empty without matplotlib (``pip install 'dpfuzz[report]'``)."""
     try:
@@ -135,33 +145,40 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
     except ImportError:
         return {}
     images = {}
-    figure, axis = plt.subplots(figsize=(6.5, 4.5))
-    plotted = [s for s in summaries if s.get("claimed_epsilon") is not None and s["outcome"] != "error"]
-    markers = {"caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"),
-               "missed": ("#cf222e", "x"), "false alarm": ("#cf222e", "x"), "refuted": ("#cf222e", "^")}
-    for name, (colour, marker) in markers.items():
-        points = [s for s in plotted if s["outcome"] == name]
-        if points:
-            axis.scatter(
-                [s["claimed_epsilon"] for s in points],
-                [s.get("epsilon_lower_bound") or 0.0 for s in points],
-                label=name, color=colour, marker=marker, alpha=0.8,
-            )
-    limit = max([s["claimed_epsilon"] for s in plotted] + [s.get("epsilon_lower_bound") or 0 for s in plotted] + [1])
-    axis.plot([0, limit], [0, limit], color="grey", linestyle="--", label="ε lower bound = claim")
-    axis.set_xscale("symlog", linthresh=1.0)
-    axis.set_yscale("symlog", linthresh=1.0)
-    axis.set_xlabel("claimed ε")
-    axis.set_ylabel("certified ε lower bound (0: none)")
-    axis.set_title("Certified ε lower bound against the claim")
-    axis.legend(fontsize=8)
+    certified = [s for s in summaries if s.get("claimed_epsilon") is not None and s.get("epsilon_lower_bound") is not None]
+    renyi = [s for s in certified if _is_renyi(s)]
+    panels = [("pure and approximate DP: ε", [s for s in certified if not _is_renyi(s)])] + (
+        [("Rényi DP: ε at the claim's α", renyi)] if renyi else []
+    )
+    figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5), squeeze=False)
+    for axis, (title, points) in zip(axes[0], panels):
+        for name, (colour, marker) in _MARKERS.items():
+            group = [s for s in points if s["outcome"] == name]
+            if group:
+                axis.scatter([s["claimed_epsilon"] for s in group], [s["epsilon_lower_bound"] for s in group],
+                             label=name, color=colour, marker=marker, alpha=0.85)
+            for s in group:  # every point names its target
+                axis.annotate(s["target"], (s["claimed_epsilon"], s["epsilon_lower_bound"]), fontsize=6,
+                              xytext=(3, 3), textcoords="offset points", color="#57606a")
+        limit = max([s["claimed_epsilon"] for s in points] + [s["epsilon_lower_bound"] for s in points] + [1])
+        axis.plot([0, limit], [0, limit], color="grey", linestyle="--", label="bound = claim (above: refuted)")
+        axis.set_xscale("symlog", linthresh=1.0)
+        axis.set_yscale("symlog", linthresh=1.0)
+        axis.set_xlabel("claimed ε")
+        axis.set_ylabel("certified ε lower bound")
+        axis.set_title(title, fontsize=10)
+        axis.legend(fontsize=7)
+    missing = len(summaries) - len(certified)
+    figure.suptitle("Certified ε lower bound against the claim" + (f" ({missing} audits certified none: not shown)" if missing else ""), fontsize=11)
     images["epsilon"] = _png(figure, plt)
 
     figure, axis = plt.subplots(figsize=(6.5, 4.5))
     bugs = [s for s in summaries if s["key"] in reports and s.get("truth") == "violates"]
+    bugs.sort(key=lambda s: s["outcome"] != "missed")  # missed bugs first: they are the ones to look at
     for s in bugs[:10]:  # ten series: one colour each in matplotlib's default cycle
         first = [h for h in reports[s["key"]]["history"] if h.get("round", 0) == 0]
-        axis.plot([h["trial"] + 1 for h in first], [h["score"] for h in first], marker="o", label=s["target"])
+        axis.plot([h["trial"] + 1 for h in first], [h["score"] for h in first], marker="x" if s["outcome"] == "missed" else "o",
+                  label=f"{s['target']} ({s['outcome']})")
     axis.axhline(0.0, color="grey", linestyle="--", linewidth=1)
     axis.set_xlabel("trial (pairs in the order proposed)")
     axis.set_ylabel("search estimate − claim's limit (> 0 looks violating)")

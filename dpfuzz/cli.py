@@ -117,7 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True, metavar="COMMAND")
     start = campaign_commands.add_parser(
         "run", help="run a campaign (no CONFIG: the whole catalogue)", formatter_class=formatter,
-        description="Run every audit of a TOML config (see the README), storing each as it finishes.",
+        description="Run every audit of a TOML config, storing each as it finishes.",
+        epilog="The config format, with a full example, is in the README's section 'Campaign configs'. "
+        "Ctrl-C keeps every finished audit; --resume finishes the run.",
     )
     start.add_argument("config", nargs="?", type=Path, help="TOML config (default: the whole catalogue, quick budget)")
     start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
@@ -159,7 +161,11 @@ def _audit_command(args: argparse.Namespace, console) -> int:
         + (f", max {settings.max_draws:,} draws" if settings.max_draws else "")
         + (f", max {settings.max_seconds:g} s" if settings.max_seconds else ""),
     )
-    report = audit(target.mechanism, target.claim, target.domain, settings)
+    if console.is_terminal:
+        with console.status("probing the mechanism") as status:
+            report = audit(target.mechanism, target.claim, target.domain, settings, progress=status.update)
+    else:
+        report = audit(target.mechanism, target.claim, target.domain, settings)
     report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
     style = "bold red" if report.violated else "bold green"
     first, *rest = report.summary().splitlines()
@@ -312,8 +318,10 @@ class _Progress:
 
     def __call__(self, summary: dict, done: int, total: int) -> None:
         self.tally[summary["outcome"]] = self.tally.get(summary["outcome"], 0) + 1
-        epsilon = summary.get("epsilon_lower_bound")
-        text = f"{summary['target']}: {summary['outcome']}" + ("" if epsilon is None else f", ε ≥ {epsilon:.3g}")
+        epsilon, claimed = summary.get("epsilon_lower_bound"), summary.get("claimed_epsilon")
+        text = f"{summary['target']}: {summary['outcome']}"
+        if epsilon is not None:
+            text += f", ε ≥ {epsilon:.3g}" + ("" if claimed is None else f" (claim {claimed:.3g})")
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:

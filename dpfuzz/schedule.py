@@ -1,9 +1,9 @@
 """How an adaptive audit spends its draws and its β (the arithmetic only; `auditing` runs it).
 
 **Search (racing).** `trials` candidate pairs are each sampled at ``start`` = cap / 8 outputs
-per side; then, in rounds, the better half by search score (a pair's best over its rounds)
-keeps going with twice the samples, until one candidate is left, which grows to the per-side
-cap ``samples`` (it is the one whose event is fitted). This is successive halving (Karnin,
+per side; then, in rounds, the better half by search score (averaged over the pair's rounds)
+keeps going with twice the samples, until one candidate is left or the per-side cap
+``samples`` is reached; the best of those left is the leader, whose event is fitted. This is successive halving (Karnin,
 Koren & Somekh 2013): every round costs about the same, and draws go to the pairs that look
 most violating. Search scores only rank pairs; nothing is certified from them, so the search
 needs no share of β. (A start of cap / 16 missed NonDPLaplaceMean2, whose violation is
@@ -52,6 +52,8 @@ def racing_rounds(trials: int, start: int, cap: int) -> list[tuple[int, int]]:
     while alive > 1 or size < cap:
         alive, size = math.ceil(alive / 2), min(2 * size, cap)
         rounds.append((alive, size))
+        if size == cap:  # more rounds at the cap would add no samples
+            break
     return rounds
 
 

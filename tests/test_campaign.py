@@ -227,6 +227,36 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
     assert set(finished_before) <= set(rows)  # the audits finished before the kill were kept, not re-run
 
 
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
+    path = _config(
+        workdir,
+        'trials = 2\nsamples = 1000\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
+        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
+    )
+    results = workdir / "results"
+    command = [sys.executable, "-m", "dpfuzz.cli", "campaign", "run", str(path), "--results", str(results), "--no-report"]
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not _finished_rows(results / "results.db"):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"dpfuzz campaign run --resume --results {results}" in stderr.replace("\n", "")
+    resumed = subprocess.run([*command, "--resume"], cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0 and len(_finished_rows(results / "results.db")) == 8
+
+
+def _finished_rows(database: Path) -> list:
+    if not database.exists():
+        return []
+    try:
+        with sqlite3.connect(database) as connection:
+            return connection.execute("SELECT key FROM audits").fetchall()
+    except sqlite3.OperationalError:  # the file exists before the run creates its tables
+        return []
+
+
 def test_dask_local_cluster_gives_the_same_results_as_local_workers(workdir):
     distributed = pytest.importorskip("dask.distributed")
     path = _config(workdir, SMALL)

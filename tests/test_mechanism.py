@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpfuzz import MechanismError, per_call
+from dpfuzz import InvalidArgument, MechanismError, per_call
 from dpfuzz.mechanism import draw_samples
 
 DATA = np.array([0.5, 1.0])
@@ -54,3 +54,34 @@ def test_per_call_fans_out_over_processes_reproducibly():
     again = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
     assert first.shape == (2_000,) and np.array_equal(first, again)
     assert abs(np.median(first) - 1.5) < 0.1 and len(np.unique(first)) == 2_000  # chunks use different streams
+    fanned.close()
+
+
+def many_noisy_sums(dataset, count, rng):  # the batched release: many draws in one call
+    return dataset.sum() + rng.laplace(size=count)
+
+
+def test_per_call_batches_serve_many_draws_per_call():
+    calls = []
+
+    def batch(dataset, count, rng):
+        calls.append(count)
+        return many_noisy_sums(dataset, count, rng)
+
+    batched = per_call(one_noisy_sum, batch=batch, batch_size=1_000)
+    samples = draw_samples(batched, DATA, 2_500, np.random.default_rng(0))
+    assert samples.shape == (2_500,) and calls == [1_000, 1_000, 500]
+
+
+def test_per_call_workers_need_picklable_functions_and_say_how():
+    with pytest.raises(InvalidArgument, match="must be picklable.*Define it at module level"):
+        per_call(lambda dataset, rng: 0.0, workers=2)
+    with pytest.raises(InvalidArgument, match="start_method must be one of"):
+        per_call(one_noisy_sum, start_method="threads")
+
+
+def test_per_call_wrappers_are_mechanisms_not_factories():
+    # Issue 13, bug 3: functools.wraps hid the num_samples signature.
+    from dpfuzz.mechanism import is_mechanism
+
+    assert is_mechanism(per_call(one_noisy_sum)) and not is_mechanism(one_noisy_sum)
