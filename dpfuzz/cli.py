@@ -1,4 +1,4 @@
-"""Command line: ``dpfuzz audit TARGET …``, ``dpfuzz campaign run``, ``dpfuzz report``, ``dpfuzz catalog``.
+"""Command line: ``dpfuzz audit TARGET …``, ``dpfuzz campaign run``, ``dpfuzz report``, ``dpfuzz catalogue``.
 
 A target is a catalogue entry by name (``NonDPLaplaceMean1``; its claim and domain come with
 it) or ``package.module:attribute`` naming an entry, a mechanism factory (called with the claim's
@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpfuzz",
         description="Find differential-privacy bugs by running mechanisms.",
-        epilog="Try: dpfuzz audit NonDPLaplaceMean1   (dpfuzz catalog lists the entries)",
+        epilog="Try: dpfuzz audit NonDPLaplaceMean1   (dpfuzz catalogue lists the entries)",
     )
     parser.add_argument("--version", action="version", version=f"dpfuzz {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
     report.set_defaults(run=_report_command)
 
-    catalog = commands.add_parser("catalog", help="list the catalogue of mechanisms")
+    catalog = commands.add_parser("catalogue", aliases=["catalog"], help="list the catalogue of mechanisms")
     catalog.add_argument("--json", action="store_true", help="print JSON instead of a table")
     truth = catalog.add_mutually_exclusive_group()
     truth.add_argument("--satisfies", action="store_true", help="only mechanisms that satisfy their claim")
