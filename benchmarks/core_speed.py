@@ -37,8 +37,9 @@ def main() -> None:
     lines = [
         "# Whole default audits",
         "",
-        f"{environment()}; median of {repetitions} run(s). Default audit: 10 trials, random finder,",
-        "verification on 5x fresh samples, tester 'auto'.",
+        f"{environment()}; median of {repetitions} run(s). Default audit: 10 trials, random finder, adaptive",
+        "sampling (racing search, sequential verification on up to 5x fresh samples; adaptive.py compares",
+        "it with fixed sampling), tester 'auto'.",
         "",
         "| mechanism | samples per trial | seconds | refuted |",
         "|---|---:|---:|---:|",

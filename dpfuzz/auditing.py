@@ -277,7 +277,10 @@ class _Audit:
         alive, size = candidates, start
         for round_number, (keep, target) in enumerate(racing_rounds(len(candidates), start, cap), start=1):
             alive = sorted(alive, key=lambda c: c.rank, reverse=True)[:keep]
+            if target == size:  # already at the cap: the halving alone decides
+                continue
             if not self.draws.affordable(keep * 2 * (target - size)):
+                self.notes.append(f"the budget ended the search's racing at {size:,} outputs per side.")
                 break
             for candidate in alive:
                 more = target - size
