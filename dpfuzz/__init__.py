@@ -50,6 +50,8 @@ _EXPORTS = {
     "TrialRecord": "dpfuzz.report",
     "AuditSettings": "dpfuzz.settings",
     "audit": "dpfuzz.auditing",
+    "estimate_epsilon": "dpfuzz.estimation",
+    "EpsilonEstimate": "dpfuzz.estimation",
     "assert_dp": "dpfuzz.assertions",
     "DPViolation": "dpfuzz.assertions",
 }
@@ -81,6 +83,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.auditing import audit
     from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
     from dpfuzz.datasets import DatasetPair, Domain
+    from dpfuzz.estimation import EpsilonEstimate, estimate_epsilon
     from dpfuzz.errors import (
         ConfigError,
         DPFuzzError,

@@ -1,4 +1,5 @@
-"""Command line: ``dpfuzz audit TARGET …``, ``dpfuzz campaign run``, ``dpfuzz report``, ``dpfuzz catalogue``.
+"""Command line: ``dpfuzz audit TARGET …``, ``dpfuzz estimate TARGET``, ``dpfuzz campaign run``,
+``dpfuzz report``, ``dpfuzz catalogue``.
 
 A target is a catalogue entry by name (``NonDPLaplaceMean1``; its claim and domain come with
 it) or ``package.module:attribute`` naming an entry, a mechanism factory (called with the claim's
@@ -112,6 +113,25 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     output.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
     run.set_defaults(run=_audit_command)
+
+    estimate = commands.add_parser(
+        "estimate",
+        help="certify a lower bound on a mechanism's ε (how private is it, at least?)",
+        formatter_class=formatter,
+        description="Search for the pair and event that certify the largest ε lower bound (at --delta), "
+        "spending most draws on the final certification.",
+        epilog="Example: dpfuzz estimate RandomizedResponse --witness --max-draws 1000000",
+    )
+    estimate.add_argument("target", help="catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism")
+    estimate.add_argument("--delta", type=float, default=0.0, help="δ at which ε is bounded")
+    estimate.add_argument("--epsilon", type=float, help="passed to a factory that takes epsilon")
+    estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
+    estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
+    estimate.add_argument("--max-draws", type=int, help="cap on all outputs drawn (default 4000000)")
+    estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
+    estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
+    estimate.add_argument("--json", type=Path, metavar="PATH", help="write the underlying audit's JSON report here")
+    estimate.set_defaults(run=_estimate_command)
 
     campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
     campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True, metavar="COMMAND")
@@ -236,6 +256,39 @@ def _parse_param(text: str) -> tuple[str, Any]:
         return name, json.loads(value)
     except json.JSONDecodeError:
         return name, value
+
+
+# -- estimate -------------------------------------------------------------------------------------
+def _estimate_command(args: argparse.Namespace, console) -> int:
+    from dpfuzz.claims import PureDP
+    from dpfuzz.errors import ConfigError
+    from dpfuzz.estimation import estimate_epsilon
+    from dpfuzz.targets import lookup, resolve
+
+    claimed = {} if args.epsilon is None else {"epsilon": args.epsilon}
+    params = dict(_parse_param(text) for text in args.param)
+    target = resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0))  # the claim is not used
+    where = target.domain
+    if args.witness:
+        entry = lookup(args.target)
+        witness = entry.witness(**entry.params(**claimed, **params)) if hasattr(entry, "witness") else None
+        if witness is None:
+            raise ConfigError(f"--witness needs a catalogue entry with a witness pair; {target.name} has none.")
+        where = witness
+    with console.status("estimating") if console.is_terminal else _nothing():
+        estimate = estimate_epsilon(target.mechanism, where, delta=args.delta, max_draws=args.max_draws, beta=args.beta, seed=args.seed)
+    console.print(estimate.summary(), markup=False)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(estimate.report.to_json())
+        console.print(f"report written to {args.json}")
+    return 0
+
+
+def _nothing():
+    from contextlib import nullcontext
+
+    return nullcontext()
 
 
 # -- campaigns ------------------------------------------------------------------------------------

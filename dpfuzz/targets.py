@@ -129,4 +129,13 @@ def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict
     if unknown:
         hints = "".join(did_you_mean(name, accepted) for name in unknown)
         raise ConfigError(f"factory {label} takes parameters {sorted(accepted)}, got unknown {unknown}.{hints}")
-    return {**{key: value for key, value in claimed.items() if key in accepted}, **params}
+    arguments = {**{key: value for key, value in claimed.items() if key in accepted}, **params}
+    required = [
+        name for name, parameter in accepted.items()
+        if parameter.default is parameter.empty and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+    ]
+    missing = [name for name in required if name not in arguments]
+    if missing:
+        flags = ", ".join(f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing)
+        raise ConfigError(f"factory {label} needs {missing}: give {flags} (in a config: params = {{ … }}).")
+    return arguments

@@ -1,0 +1,139 @@
+"""Certified ε estimation: "how private is this, at least?" (the question DP-Sniper answers).
+
+`estimate_epsilon` runs the audit machinery with the claim ε = 0 (at the given δ) and the
+hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lower bound they would
+certify. Unlike a refutation audit it does not stop at the first violating pair: every pair is
+searched with the same samples and most of the budget goes to the one final certification
+(fixed sampling), because the estimate is the certified bound of that one test. The false-alarm
+reasoning is the audit's (one held-out test at level β, the event selected on other samples), so
+
+    P(true ε at δ < estimate) ≤ β.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpfuzz.auditing import PROBE_SAMPLES, REPRODUCIBILITY_SAMPLES, audit
+from dpfuzz.claims import ApproxDP, PureDP
+from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
+from dpfuzz.report import AuditReport
+from dpfuzz.validation import check_int, check_number
+
+# Share of the draw budget spent on the final certification (the rest searches).
+VERIFY_SHARE = 0.6
+SEARCH_TRIALS = 10  # pairs tried when searching a Domain
+DEFAULT_MAX_DRAWS = 4_000_000
+
+
+@dataclass(frozen=True)
+class EpsilonEstimate:
+    """A certified lower bound on the mechanism's ε at δ, with what certified it."""
+
+    epsilon_lower_bound: float  # 0.0 when nothing positive is certified
+    delta: float
+    beta: float
+    pair: DatasetPair  # ordered (d0, d1) as certified
+    event: str
+    draws: int
+    seconds: float
+    report: AuditReport  # the underlying audit, for its history and reproduction data
+
+    def summary(self) -> str:
+        difference, d0, d1 = self.report.domain.describe_pair(self.pair)
+        return "\n".join(
+            [
+                f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism} "
+                f"(confidence {1 - self.beta:g})",
+                f"  pair    {difference}",
+                f"          {d0}",
+                f"          {d1}",
+                f"  event   {self.event}",
+                f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.report.seed}",
+            ]
+        )
+
+
+def estimate_epsilon(
+    mechanism: Mechanism,
+    target: Domain | DatasetPair | list[DatasetPair],
+    *,
+    delta: float = 0.0,
+    max_draws: int | None = None,
+    beta: float = 0.05,
+    seed: int | None = None,
+) -> EpsilonEstimate:
+    """The largest certified lower bound on ε (at `delta`) that dpfuzz finds for `mechanism`.
+
+    `target` is a `Domain` to search (10 pairs), or the neighbouring pair(s) to measure, whose
+    relation is inferred (add/remove, substitute or ℓ∞ with sensitivity 1, the first under which
+    every pair is a neighbour). `max_draws` (default 4·10^6) bounds all mechanism outputs; 60% of
+    it goes to the final certification.
+    """
+    delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
+    max_draws = DEFAULT_MAX_DRAWS if max_draws is None else check_int("max_draws", max_draws, minimum=10_000)
+    if isinstance(target, Domain):
+        domain, finder, trials = target, "random", SEARCH_TRIALS
+    else:
+        pairs = [target] if isinstance(target, DatasetPair) else list(target)
+        if not pairs or not all(isinstance(pair, DatasetPair) for pair in pairs):
+            raise InvalidArgument(f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.")
+        domain, finder, trials = enclosing_domain(pairs), pairs, len(pairs)
+    from dpfuzz.testers.hockey_stick import HockeyStickTester
+
+    budget = max_draws - 2 * REPRODUCIBILITY_SAMPLES - PROBE_SAMPLES  # the audit's probe comes first
+    verify = int(VERIFY_SHARE * budget / 2)
+    samples = int((1 - VERIFY_SHARE) * budget / (2 * trials))
+    if samples < 1_000:
+        raise InvalidArgument(
+            f"max_draws={max_draws:,} leaves {samples:,} outputs per dataset for each of the {trials} pairs; "
+            f"give max_draws >= {math.ceil(2_000 * trials / (1 - VERIFY_SHARE)):,}."
+        )
+    claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
+    report = audit(
+        mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon"), finder=finder, trials=trials,
+        samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
+    )
+    return EpsilonEstimate(
+        epsilon_lower_bound=report.epsilon_lower_bound or 0.0,
+        delta=delta,
+        beta=beta,
+        pair=report.candidate,
+        event=report.verification.event,
+        draws=report.draws,
+        seconds=report.seconds.get("total", 0.0),
+        report=report,
+    )
+
+
+def enclosing_domain(pairs: list[DatasetPair]) -> Domain:  # noqa: C901
+    """The smallest domain holding the pairs, under the first built-in relation that makes every
+    pair a neighbouring pair (add/remove, substitute, then ℓ∞ with sensitivity 1)."""
+    datasets = [np.asarray(dataset) for pair in pairs for dataset in pair]
+    values = np.concatenate([dataset.reshape(len(dataset), -1) for dataset in datasets])
+    vector = datasets[0].ndim > 1
+    integral = all(np.issubdtype(dataset.dtype, np.integer) or np.array_equal(dataset, np.round(dataset)) for dataset in datasets)
+    low, high = (values.min(axis=0), values.max(axis=0)) if len(values) else (np.zeros(1), np.ones(1))
+    if not vector:
+        low, high = float(low.min()), float(high.max())
+    sizes = [len(dataset) for dataset in datasets]
+    base = {"low": low, "high": high, "dim": datasets[0].shape[1] if vector else None, "dtype": "int" if integral else "float"}
+    tried = []
+    for relation, size_range in (("add_remove", (min(sizes), max(sizes))), ("substitute", (min(sizes), max(sizes) + 1)),
+                                 ("linf", (max(sizes), max(sizes)))):
+        try:
+            domain = Domain(**base, relation=relation, min_size=size_range[0], max_size=max(size_range[1], size_range[0] + 1) if relation != "linf" else size_range[1])
+            for pair in pairs:
+                domain.validate_pair(pair)
+            return domain
+        except InvalidArgument as error:
+            tried.append(f"{relation}: {error}")
+    raise InvalidArgument(
+        "the pairs are not neighbours under add_remove, substitute or linf (sensitivity 1); pass a Domain "
+        "whose relation they satisfy, and its pairs. " + " ".join(tried)
+    )
