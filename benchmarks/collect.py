@@ -21,6 +21,7 @@ EXPERIMENTS = [
     ("scaled_gd", "python benchmarks/scaled_gd.py", "paper 002, Figure 2"),
     ("sample_size", "python benchmarks/sample_size.py", "paper 002, Figure 3a"),
     ("certified_epsilon", "python benchmarks/certified_epsilon.py", "DP-Sniper's ε lower bounds at ε = 0.1"),
+    ("dpsniper_side_by_side", "python benchmarks/dpsniper_side_by_side.py", "estimate_epsilon beside DP-Sniper on its configurations"),
     ("tightness", "python benchmarks/tightness.py", "ε lower bound / true ε against samples"),
     ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),

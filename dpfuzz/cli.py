@@ -276,7 +276,10 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
             raise ConfigError(f"--witness needs a catalogue entry with a witness pair; {target.name} has none.")
         where = witness
     with console.status("estimating") if console.is_terminal else _nothing():
-        estimate = estimate_epsilon(target.mechanism, where, delta=args.delta, max_draws=args.max_draws, beta=args.beta, seed=args.seed)
+        estimate = estimate_epsilon(
+            target.mechanism, where, delta=args.delta, max_draws=args.max_draws, beta=args.beta, seed=args.seed,
+            domain=target.domain if args.witness else None,
+        )
     console.print(estimate.summary(), markup=False)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

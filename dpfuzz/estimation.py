@@ -3,8 +3,9 @@
 `estimate_epsilon` runs the audit machinery with the claim ε = 0 (at the given δ) and the
 hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lower bound they would
 certify. Unlike a refutation audit it does not stop at the first violating pair: every pair is
-searched with the same samples and most of the budget goes to the one final certification
-(fixed sampling), because the estimate is the certified bound of that one test. The false-alarm
+searched with the same samples (fixed sampling), and most of the budget goes to the one final
+certification (at least 60%; events are fitted on at most 10^6 outputs per side), because the
+estimate is the certified bound of that one test. The false-alarm
 reasoning is the audit's (one held-out test at level β, the event selected on other samples), so
 
     P(true ε at δ < estimate) ≤ β.
@@ -28,6 +29,9 @@ from dpfuzz.validation import check_int, check_number
 # Share of the draw budget spent on the final certification (the rest searches).
 VERIFY_SHARE = 0.6
 SEARCH_TRIALS = 10  # pairs tried when searching a Domain
+# Outputs per side a pair's event is fitted on, at most (DP-Sniper's n_train); the rest of the
+# budget goes to the final certification, whose sample size alone sets the bound's width.
+MAX_FIT_SAMPLES = 1_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
 
 
@@ -67,13 +71,15 @@ def estimate_epsilon(
     max_draws: int | None = None,
     beta: float = 0.05,
     seed: int | None = None,
+    domain: Domain | None = None,
 ) -> EpsilonEstimate:
     """The largest certified lower bound on ε (at `delta`) that dpfuzz finds for `mechanism`.
 
-    `target` is a `Domain` to search (10 pairs), or the neighbouring pair(s) to measure, whose
-    relation is inferred (add/remove, substitute or ℓ∞ with sensitivity 1, the first under which
-    every pair is a neighbour). `max_draws` (default 4·10^6) bounds all mechanism outputs; 60% of
-    it goes to the final certification.
+    `target` is a `Domain` to search (10 pairs), or the neighbouring pair(s) to measure under
+    `domain`'s relation, or, without `domain`, under the first relation that makes every pair a
+    neighbour (add/remove, substitute, ℓ∞ with sensitivity 1). `max_draws` (default 4·10^6)
+    bounds all mechanism outputs: at least 60% of it goes to the final certification, and each
+    pair's event is fitted on at most 10^6 outputs per side.
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
     max_draws = DEFAULT_MAX_DRAWS if max_draws is None else check_int("max_draws", max_draws, minimum=10_000)
@@ -83,12 +89,16 @@ def estimate_epsilon(
         pairs = [target] if isinstance(target, DatasetPair) else list(target)
         if not pairs or not all(isinstance(pair, DatasetPair) for pair in pairs):
             raise InvalidArgument(f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.")
-        domain, finder, trials = enclosing_domain(pairs), pairs, len(pairs)
+        if domain is None:
+            domain = enclosing_domain(pairs)
+        for pair in pairs:
+            domain.validate_pair(pair)
+        finder, trials = pairs, len(pairs)
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
     budget = max_draws - 2 * REPRODUCIBILITY_SAMPLES - PROBE_SAMPLES  # the audit's probe comes first
-    verify = int(VERIFY_SHARE * budget / 2)
-    samples = int((1 - VERIFY_SHARE) * budget / (2 * trials))
+    samples = min(int((1 - VERIFY_SHARE) * budget / (2 * trials)), MAX_FIT_SAMPLES)
+    verify = (budget - 2 * trials * samples) // 2
     if samples < 1_000:
         raise InvalidArgument(
             f"max_draws={max_draws:,} leaves {samples:,} outputs per dataset for each of the {trials} pairs; "
@@ -115,7 +125,7 @@ def enclosing_domain(pairs: list[DatasetPair]) -> Domain:  # noqa: C901
     """The smallest domain holding the pairs, under the first built-in relation that makes every
     pair a neighbouring pair (add/remove, substitute, then ℓ∞ with sensitivity 1)."""
     datasets = [np.asarray(dataset) for pair in pairs for dataset in pair]
-    values = np.concatenate([dataset.reshape(len(dataset), -1) for dataset in datasets])
+    values = np.concatenate([dataset.reshape(len(dataset), int(np.prod(dataset.shape[1:]))) for dataset in datasets])
     vector = datasets[0].ndim > 1
     integral = all(np.issubdtype(dataset.dtype, np.integer) or np.array_equal(dataset, np.round(dataset)) for dataset in datasets)
     low, high = (values.min(axis=0), values.max(axis=0)) if len(values) else (np.zeros(1), np.ones(1))

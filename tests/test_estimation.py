@@ -46,6 +46,10 @@ def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
     assert enclosing_domain([answers]).relation.name == "linf"
     with pytest.raises(InvalidArgument, match="not neighbours under add_remove, substitute or linf"):
         enclosing_domain([DatasetPair(np.array([0.0, 0.0]), np.array([5.0, 5.0, 5.0, 5.0]))])
+    # With a domain, pairs are measured under its relation and must be its neighbours.
+    queries = Domain(low=0.0, high=2.0, min_size=5, max_size=5, relation="linf")
+    with pytest.raises(InvalidArgument, match="not linf neighbours"):
+        estimate_epsilon(laplace_sum, DatasetPair(np.zeros(5), np.full(5, 2.0)), domain=queries)
     with pytest.raises(InvalidArgument, match="max_draws must be an int >= 10000"):
         estimate_epsilon(laplace_sum, Domain(), max_draws=10)
 
