@@ -121,7 +121,7 @@ def estimate_epsilon(
     )
 
 
-def enclosing_domain(pairs: list[DatasetPair]) -> Domain:  # noqa: C901
+def enclosing_domain(pairs: list[DatasetPair]) -> Domain:
     """The smallest domain holding the pairs, under the first built-in relation that makes every
     pair a neighbouring pair (add/remove, substitute, then ℓ∞ with sensitivity 1)."""
     datasets = [np.asarray(dataset) for pair in pairs for dataset in pair]
@@ -133,11 +133,13 @@ def enclosing_domain(pairs: list[DatasetPair]) -> Domain:  # noqa: C901
         low, high = float(low.min()), float(high.max())
     sizes = [len(dataset) for dataset in datasets]
     base = {"low": low, "high": high, "dim": datasets[0].shape[1] if vector else None, "dtype": "int" if integral else "float"}
+    smallest, largest = min(sizes), max(sizes)
+    # add/remove and substitute need a size range of at least two; linf one size, the answers' count
+    candidates = (("add_remove", smallest, max(largest, smallest + 1)), ("substitute", smallest, largest + 1), ("linf", largest, largest))
     tried = []
-    for relation, size_range in (("add_remove", (min(sizes), max(sizes))), ("substitute", (min(sizes), max(sizes) + 1)),
-                                 ("linf", (max(sizes), max(sizes)))):
+    for relation, min_size, max_size in candidates:
         try:
-            domain = Domain(**base, relation=relation, min_size=size_range[0], max_size=max(size_range[1], size_range[0] + 1) if relation != "linf" else size_range[1])
+            domain = Domain(**base, relation=relation, min_size=min_size, max_size=max_size)
             for pair in pairs:
                 domain.validate_pair(pair)
             return domain

@@ -194,26 +194,13 @@ def test_compare_says_when_nothing_changed(workdir):
 
 
 def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
-    path = _config(
-        workdir,
-        'trials = 2\nsamples = 1000\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
-        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
-    )
-    results = workdir / "results"
-    command = [sys.executable, "-m", "dpfuzz.cli", "campaign", "run", str(path), "--results", str(results), "--no-report"]
+    results, command = _slow_campaign(workdir)
     process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     database = results / "results.db"
     deadline = time.time() + 120
     finished_before = []
-    while time.time() < deadline:
-        if database.exists():
-            try:
-                with sqlite3.connect(database) as connection:
-                    finished_before = connection.execute("SELECT key, finished FROM audits").fetchall()
-            except sqlite3.OperationalError:  # the file exists before the run creates its tables
-                pass
-            if len(finished_before) >= 2:
-                break
+    while time.time() < deadline and len(finished_before) < 2:
+        finished_before = _finished_rows(database)
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
@@ -228,13 +215,7 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
 
 
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
-    path = _config(
-        workdir,
-        'trials = 2\nsamples = 1000\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
-        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
-    )
-    results = workdir / "results"
-    command = [sys.executable, "-m", "dpfuzz.cli", "campaign", "run", str(path), "--results", str(results), "--no-report"]
+    results, command = _slow_campaign(workdir)
     process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and not _finished_rows(results / "results.db"):
@@ -247,12 +228,24 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
     assert resumed.returncode == 0 and len(_finished_rows(results / "results.db")) == 8
 
 
+def _slow_campaign(workdir: Path) -> tuple[Path, list[str]]:
+    """A campaign of 8 audits of a mechanism that sleeps 0.1 s per call: (results folder, command)."""
+    path = _config(
+        workdir,
+        'trials = 2\nsamples = 1000\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
+        'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
+    )
+    results = workdir / "results"
+    return results, [sys.executable, "-m", "dpfuzz.cli", "campaign", "run", str(path), "--results", str(results), "--no-report"]
+
+
 def _finished_rows(database: Path) -> list:
+    """(key, finished) of the stored audits, while another process may be creating the store."""
     if not database.exists():
         return []
     try:
         with sqlite3.connect(database) as connection:
-            return connection.execute("SELECT key FROM audits").fetchall()
+            return connection.execute("SELECT key, finished FROM audits").fetchall()
     except sqlite3.OperationalError:  # the file exists before the run creates its tables
         return []
 
