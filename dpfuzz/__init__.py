@@ -18,6 +18,7 @@ _EXPORTS = {
     "Claim": "dpfuzz.claims",
     "PureDP": "dpfuzz.claims",
     "RenyiDP": "dpfuzz.claims",
+    "GaussianDP": "dpfuzz.claims",
     "DatasetPair": "dpfuzz.datasets",
     "Domain": "dpfuzz.datasets",
     "AddRemove": "dpfuzz.relations",
@@ -52,6 +53,8 @@ _EXPORTS = {
     "audit": "dpfuzz.auditing",
     "estimate_epsilon": "dpfuzz.estimation",
     "EpsilonEstimate": "dpfuzz.estimation",
+    "audit_one_run": "dpfuzz.one_run",
+    "OneRunAudit": "dpfuzz.one_run",
     "assert_dp": "dpfuzz.assertions",
     "DPViolation": "dpfuzz.assertions",
 }
@@ -81,9 +84,10 @@ def __dir__():
 if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.assertions import DPViolation, assert_dp
     from dpfuzz.auditing import audit
-    from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
+    from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP
     from dpfuzz.datasets import DatasetPair, Domain
     from dpfuzz.estimation import EpsilonEstimate, estimate_epsilon
+    from dpfuzz.one_run import OneRunAudit, audit_one_run
     from dpfuzz.errors import (
         ConfigError,
         DPFuzzError,

@@ -127,6 +127,7 @@ class _Candidate:
     forward: TestResult | None = None
     backward: TestResult | None = None
     score: float = -math.inf
+    scores: tuple = (-math.inf, -math.inf)  # the tester's scores of the last forward and backward tests
     events: tuple = (None, None)  # the fitted events of the last forward and backward tests
     evidence: float = 0.0  # Σ samples × score over its rounds
     weight: float = 0.0  # Σ samples over its rounds
@@ -142,10 +143,10 @@ class _Candidate:
 
     def oriented(self) -> tuple[DatasetPair, np.ndarray, np.ndarray, object]:
         """(pair, samples of P, samples of Q, validated event or None), P the side with the
-        larger held-out estimate. The event is the one fitted on half the search samples when
+        larger held-out score. The event is the one fitted on half the search samples when
         the other half already refuted the claim with it: verification then re-tests an event
         that has generalised once, rather than one refitted (and possibly overfitted) on all."""
-        forward = self.forward.estimate >= self.backward.estimate
+        forward = self.scores[0] >= self.scores[1]
         result, event = (self.forward, self.events[0]) if forward else (self.backward, self.events[1])
         event = event if result.violated else None
         if forward:
@@ -160,10 +161,14 @@ class _Probe:
     seconds: float
 
 
+PROFILE_MIN_SAMPLES = 2_000  # fewer verification outputs per side: no privacy profile in the report
+
+
 @dataclass
 class _Verification:
     result: TestResult
     looks: list = field(default_factory=list)  # (samples per side, beta_j, bound, violated)
+    samples: tuple = ()  # the fresh outputs of P and Q the last look counted
 
 
 class _Audit:
@@ -298,9 +303,8 @@ class _Audit:
         candidate.forward, forward_event = self._held_out(candidate.samples0, candidate.samples1, candidate.rng)
         candidate.backward, backward_event = self._held_out(candidate.samples1, candidate.samples0, candidate.rng)
         candidate.events = (forward_event, backward_event)
-        # Rank by the held-out plug-in estimate: unbiased for the fitted event's divergence,
-        # whereas lower bounds favour tiny events whose width is small but whose divergence is 0.
-        candidate.score = max(candidate.forward.estimate, candidate.backward.estimate) - candidate.forward.threshold
+        candidate.scores = (self.tester.score(candidate.forward), self.tester.score(candidate.backward))
+        candidate.score = max(candidate.scores)
         # Each round refits the event, and a refit can be worse (a narrow, overfitted interval):
         # ranking by the sample-weighted mean of all rounds' scores keeps one bad refit from
         # knocking a violating pair out, and one lucky early score from keeping a clean one in.
@@ -329,7 +333,7 @@ class _Audit:
         if chosen is None or chosen == pair or chosen == pair.swapped():
             return pair, train_p, train_q, (event if self.adaptive else None)
         searched = [record for record in self.history if record.pair == chosen]
-        if searched and searched[0].backward.estimate > searched[0].forward.estimate:
+        if searched and self.tester.score(searched[0].backward) > self.tester.score(searched[0].forward):
             chosen = chosen.swapped()
         size = len(leader.samples0)
         return chosen, self.draws(chosen.d0, size, rng), self.draws(chosen.d1, size, rng), None
@@ -358,7 +362,7 @@ class _Audit:
             with single_threaded():
                 result = self.tester.evaluate(event, fresh_p, fresh_q, self.claim, look.beta)
             verification = verification or _Verification(result)
-            verification.result = result
+            verification.result, verification.samples = result, (fresh_p, fresh_q)
             verification.looks.append({"samples": look.samples, "beta": look.beta, "bound": result.bound, "violated": result.violated})
             self.progress(f"verify: look {index + 1} of {len(looks)}, {look.samples:,} fresh outputs per side, {self.draws.used:,} drawn")
             if result.violated:
@@ -396,4 +400,16 @@ class _Audit:
             seconds=seconds,
             versions=environment_versions(),
             finder_details=finder.details(),
+            profile=_profile(verification.samples, settings.beta),
         )
+
+
+def _profile(samples: tuple, beta: float) -> dict | None:
+    """The verified pair's privacy profile and trade-off bound (`dpfuzz.profiles`) from the
+    verification outputs, for 1-D outputs: a description at its own confidence 1 − β, not part
+    of the verdict."""
+    from dpfuzz.profiles import privacy_profile
+
+    if not samples or samples[0].ndim > 2 or samples[0].size != len(samples[0]) or len(samples[0]) < PROFILE_MIN_SAMPLES:
+        return None
+    return privacy_profile(samples[0].ravel(), samples[1].ravel(), beta=beta).to_dict()

@@ -1,4 +1,4 @@
-"""Privacy claims a mechanism makes: pure, approximate and Rényi differential privacy.
+"""Privacy claims a mechanism makes: pure, approximate, Rényi and Gaussian differential privacy.
 
 Small immutable value types in the style of dp-accounting's events. A claim is what a tester
 tries to refute; it does not carry the neighbouring relation (that belongs to the `Domain`).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from statistics import NormalDist
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_keys, check_number, did_you_mean
@@ -58,6 +59,11 @@ class ApproxDP(Claim):
     def describe(self) -> str:
         return f"({self.epsilon:g}, {self.delta:g})-DP"
 
+    def tradeoff(self, alpha: float) -> float:
+        """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): the smallest type-II error of a
+        test with type-I error α that (ε, δ)-DP allows (Dong, Roth & Su 2022, Prop. 2.5)."""
+        return max(0.0, 1 - self.delta - math.exp(self.epsilon) * alpha, math.exp(-self.epsilon) * (1 - self.delta - alpha))
+
 
 @dataclass(frozen=True)
 class PureDP(ApproxDP):
@@ -96,7 +102,71 @@ class RenyiDP(Claim):
         return f"({self.alpha:g}, {self.epsilon:g})-RDP"
 
 
-CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP)}
+_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class GaussianDP(Claim):
+    """μ-GDP (Dong, Roth & Su 2022): distinguishing M(D) from M(D') is at least as hard as
+    distinguishing N(0, 1) from N(μ, 1), i.e. the trade-off curve is at least
+    G_μ(a) = Φ(Φ⁻¹(1 − a) − μ). Equivalent to (ε, δ_μ(ε))-DP for every ε ≥ 0 at once, with the
+    privacy profile δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (their Corollary 2.13).
+    """
+
+    mu: float
+
+    def __post_init__(self) -> None:
+        mu = check_number("mu", self.mu, finite=False)
+        if not 0.0 < mu < math.inf:
+            raise InvalidArgument(f"mu must be finite and > 0, got {self.mu!r}.")
+        object.__setattr__(self, "mu", mu)
+
+    def describe(self) -> str:
+        return f"{self.mu:g}-GDP"
+
+    def delta(self, epsilon: float) -> float:
+        """δ_μ(ε): the smallest δ with (ε, δ)-DP."""
+        mu = self.mu
+        tail = _NORMAL.cdf(-epsilon / mu - mu / 2)  # e^ε · tail in logs: e^ε alone overflows past ε ≈ 709
+        return max(0.0, _NORMAL.cdf(-epsilon / mu + mu / 2) - (math.exp(epsilon + math.log(tail)) if tail > 0 else 0.0))
+
+    def epsilon(self, delta: float) -> float:
+        """The smallest ε with (ε, δ)-DP: δ_μ is decreasing in ε, solved by bisection."""
+        delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        if self.delta(0.0) <= delta:
+            return 0.0
+        low, high = 0.0, 1.0
+        while self.delta(high) > delta:
+            low, high = high, 2 * high
+        for _ in range(100):
+            middle = (low + high) / 2
+            low, high = (middle, high) if self.delta(middle) > delta else (low, middle)
+        return high
+
+    def to_approx(self, delta: float) -> ApproxDP:
+        """The (ε, δ)-DP claim μ-GDP implies at this δ."""
+        return ApproxDP(self.epsilon(delta), delta)
+
+    def tradeoff(self, alpha: float) -> float:
+        """G_μ(α): the smallest type-II error of any test with type-I error α."""
+        if alpha <= 0.0:
+            return 1.0
+        if alpha >= 1.0:
+            return 0.0
+        return _NORMAL.cdf(_NORMAL.inv_cdf(1.0 - alpha) - self.mu)
+
+    @property
+    def error_floor(self) -> float:
+        """min_a (a + G_μ(a))/2 = Φ(−μ/2): the smallest error of guessing a fair secret bit."""
+        return _NORMAL.cdf(-self.mu / 2)
+
+    @staticmethod
+    def mu_from_error(error: float) -> float:
+        """The μ whose error floor is `error` (inverse of `error_floor`; 0 for error ≥ 1/2)."""
+        return max(0.0, -2.0 * _NORMAL.inv_cdf(error)) if 0.0 < error < 1.0 else (math.inf if error <= 0 else 0.0)
+
+
+CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP)}
 
 
 def claim_from_dict(data: dict) -> Claim:

@@ -27,7 +27,7 @@ FINDERS = ("random", "grid", "hypothesis", "vizier")
 RELATIONS = ("add_remove", "substitute", "linf")
 BUDGETS = ("default", "quick", "thorough")
 SAMPLING = ("adaptive", "fixed")
-CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP")
+CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP")
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = ("tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds")

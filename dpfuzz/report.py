@@ -101,6 +101,7 @@ class AuditReport:
     seconds: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
     finder_details: dict = field(default_factory=dict)
+    profile: dict | None = None  # `ProfileEstimate.to_dict()` of the verified pair (1-D outputs)
 
     def history_pairs(self) -> list[DatasetPair]:
         """The pairs the finder proposed, in order: ``audit(..., finder=report.history_pairs(),
@@ -161,6 +162,7 @@ class AuditReport:
             "seconds": self.seconds,
             "versions": self.versions,
             "history": [record.to_dict() for record in self.history],
+            "profile": self.profile,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -264,9 +266,26 @@ class AuditReport:
             f'<h1 style="color:{colour}">{escape(self.headline())}</h1>'
             f"<h2>{'Witness' if self.violated else 'Verified pair'}</h2>"
             f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
-            f"<table>{table}</table><h2>Search</h2>"
+            f"<table>{table}</table>{self._profile_html()}<h2>Search</h2>"
             "<table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
             f"<th>estimate − threshold</th></tr>{rows}</table></body></html>\n"
+        )
+
+    def _profile_html(self) -> str:
+        """The verified pair's privacy profile and trade-off bound: plot and summary."""
+        if not self.profile:
+            return ""
+        from dpfuzz.profiles import ProfileEstimate
+
+        profile = ProfileEstimate.from_dict(self.profile)
+        text = html.escape(profile.summary())
+        try:
+            image = f'<img alt="privacy profile and trade-off curve" src="data:image/png;base64,{profile.png_base64()}">'
+        except ImportError:
+            image = "<p>Install <code>dpfuzz[report]</code> (matplotlib) for the plot.</p>"
+        return (
+            "<h2>Privacy profile of the verified pair</h2><p>Certified at its own confidence, apart from the "
+            f"verdict, from the verification outputs; the μ readings assume a Gaussian trade-off curve.</p>{image}<pre>{text}</pre>"
         )
 
 

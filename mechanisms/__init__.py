@@ -15,6 +15,7 @@ from dpfuzz.validation import did_you_mean
 
 from . import (
     counting,
+    dpsgd,
     floating_point,
     gradient_descent,
     histograms,
@@ -22,6 +23,7 @@ from . import (
     means,
     median,
     noisy_max,
+    statdp,
     streams,
     subsampling,
     svt,
@@ -34,11 +36,13 @@ _MODULES = (
     histograms,
     noisy_max,
     svt,
+    statdp,
     local,
     streams,
     median,
     gradient_descent,
     subsampling,
+    dpsgd,
     floating_point,
 )
 

@@ -6,7 +6,8 @@ the variant has a cutoff). Outputs are integer vectors: 1 = ⊤, 0 = ⊥, −1 =
 the cutoff. SVT3 and NumericalSVT also release a number for each ⊤; their output is the code
 vector followed by a value vector (0 where no value is released).
 
-Query answers come in two forms (parameter ``form``):
+Every variant compares with the threshold T = ``t`` (default 1; DP-Sniper runs SVT1 at
+t = 0.5). Query answers come in two forms (parameter ``form``):
 * ``"answers"`` (default): the dataset *is* the vector of k answers, with the ℓ∞ relation
   (each answer moves by at most Δ = 1) — StatDP and DP-Sniper's convention;
 * ``"dataset"``: records are bit vectors of length k and q_i counts the records with bit i
@@ -41,7 +42,6 @@ from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 QUERIES = 10
-THRESHOLD = 1.0
 
 
 def query_answers(dataset: np.ndarray, form: str) -> np.ndarray:
@@ -56,6 +56,7 @@ def sparse_vector(
     num_samples: int,
     rng: np.random.Generator,
     *,
+    threshold: float,
     rho_scale: float,
     nu_scale: float | None,
     cutoff: int | None,
@@ -76,7 +77,7 @@ def sparse_vector(
     for i, answer in enumerate(answers):
         active = np.ones(num_samples, dtype=bool) if cutoff is None else tops < cutoff
         noisy = answer + (rng.laplace(0.0, nu_scale, num_samples) if nu_scale else 0.0)
-        top = active & (noisy >= THRESHOLD + rho)
+        top = active & (noisy >= threshold + rho)
         codes[:, i] = np.where(active, top, -1)
         if release == "noisy":
             values[:, i] = np.where(top, noisy, 0.0)
@@ -105,17 +106,17 @@ def _variant(name: str, epsilon: float, c: int) -> dict:
     }[name]
 
 
-def build(name: str, epsilon: float, c: int, form: str):
+def build(name: str, epsilon: float, c: int, form: str, t: float):
     settings = _variant(name, epsilon, c)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        return sparse_vector(query_answers(dataset, form), num_samples, rng, **settings)
+        return sparse_vector(query_answers(dataset, form), num_samples, rng, threshold=t, **settings)
 
     return mechanism
 
 
-def build_svt34(epsilon: float, c: int, form: str):
-    svt3, svt4 = build("SVT3", epsilon, c, form), build("SVT4", epsilon, c, form)
+def build_svt34(epsilon: float, c: int, form: str, t: float):
+    svt3, svt4 = build("SVT3", epsilon, c, form, t), build("SVT4", epsilon, c, form, t)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
         return np.concatenate([svt3(dataset, num_samples, rng), svt4(dataset, num_samples, rng)], axis=1)
@@ -123,7 +124,7 @@ def build_svt34(epsilon: float, c: int, form: str):
     return mechanism
 
 
-def svt_domain(epsilon: float, c: int, form: str) -> Domain:
+def svt_domain(epsilon: float, c: int, form: str, t: float) -> Domain:
     if form == "answers":
         return Domain(low=0.0, high=2.0, min_size=QUERIES, max_size=QUERIES, relation="linf")
     if form == "dataset":
@@ -131,7 +132,7 @@ def svt_domain(epsilon: float, c: int, form: str) -> Domain:
     raise InvalidArgument(f"form must be 'answers' or 'dataset', got {form!r}.")
 
 
-def svt_witness(epsilon: float, c: int, form: str) -> DatasetPair:
+def svt_witness(epsilon: float, c: int, form: str, t: float) -> DatasetPair:
     """Answers all at T = 1, then half of them up and half down (StatDP's half-half pattern); in
     dataset form, one all-ones record, then one more record with the first half of its bits set."""
     half = np.arange(QUERIES) < QUERIES // 2
@@ -147,7 +148,7 @@ def _entry(name: str, truth, description: str, c: int = 2, builder=None) -> Cata
         family="svt",
         build=builder or partial(build, name),
         claim_type=PureDP,
-        defaults={"epsilon": 1.0, "c": c, "form": "answers"},
+        defaults={"epsilon": 1.0, "c": c, "form": "answers", "t": 1.0},
         domain_spec=svt_domain,
         truth_spec=truth,
         witness_spec=svt_witness,
@@ -157,44 +158,44 @@ def _entry(name: str, truth, description: str, c: int = 2, builder=None) -> Cata
 
 SVT1 = _entry(
     "SVT1",
-    lambda epsilon, c, form: Truth(True, epsilon, "Lyu et al. Alg. 1, Thm 2"),
+    lambda epsilon, c, form, t: Truth(True, epsilon, "Lyu et al. Alg. 1, Thm 2"),
     "ρ ~ Lap(2/ε), ν ~ Lap(4c/ε), ⊤/⊥, cutoff c",
 )
 SVT2 = _entry(
     "SVT2",
-    lambda epsilon, c, form: Truth(True, epsilon, "Lyu et al. Alg. 2"),
+    lambda epsilon, c, form, t: Truth(True, epsilon, "Lyu et al. Alg. 2"),
     "ρ ~ Lap(2c/ε) resampled after each ⊤, ν ~ Lap(4c/ε), cutoff c",
 )
 SVT3 = _entry(
     "SVT3",
-    lambda epsilon, c, form: Truth(False, math.inf, "releases q_i + ν_i with the comparison's noise"),
+    lambda epsilon, c, form, t: Truth(False, math.inf, "releases q_i + ν_i with the comparison's noise"),
     "ρ ~ Lap(2/ε), ν ~ Lap(2c/ε), releases q_i + ν_i on ⊤, cutoff c",
     c=1,
 )
 SVT4 = _entry(
     "SVT4",
-    lambda epsilon, c, form: Truth(False, (1 + 6 * c) * epsilon / 4, "proven upper bound (1 + 6c)ε/4"),
+    lambda epsilon, c, form, t: Truth(False, (1 + 6 * c) * epsilon / 4, "proven upper bound (1 + 6c)ε/4"),
     "ρ ~ Lap(4/ε), ν ~ Lap(4/(3ε)), cutoff c",
 )
 SVT5 = _entry(
     "SVT5",
-    lambda epsilon, c, form: Truth(False, math.inf, "no query noise: some outputs impossible on one side"),
+    lambda epsilon, c, form, t: Truth(False, math.inf, "no query noise: some outputs impossible on one side"),
     "ρ ~ Lap(2/ε), no query noise, no cutoff",
     c=1,
 )
 SVT6 = _entry(
     "SVT6",
-    lambda epsilon, c, form: Truth(False, None, "no cutoff: loss grows with the number of ⊤ answers"),
+    lambda epsilon, c, form, t: Truth(False, None, "no cutoff: loss grows with the number of ⊤ answers"),
     "ρ ~ Lap(2/ε), ν ~ Lap(2/ε), no cutoff",
 )
 NumericalSVT = _entry(
     "NumericalSVT",
-    lambda epsilon, c, form: Truth(True, epsilon, "Lyu et al. Alg. 7"),
+    lambda epsilon, c, form, t: Truth(True, epsilon, "Lyu et al. Alg. 7"),
     "ρ ~ Lap(3/ε), ν ~ Lap(6c/ε), releases q_i + fresh Lap(3c/ε) on ⊤, cutoff c",
 )
 SVT34Parallel = _entry(
     "SVT34Parallel",
-    lambda epsilon, c, form: Truth(False, math.inf, "contains SVT3's output"),
+    lambda epsilon, c, form, t: Truth(False, math.inf, "contains SVT3's output"),
     "SVT3 and SVT4 on the same input, outputs concatenated",
     c=1,
     builder=build_svt34,

@@ -33,6 +33,32 @@ def test_randomized_response_estimates_exceed_the_true_epsilon_in_at_most_beta_o
     assert np.median(estimates) > 0.93  # and close: ≈ 3% below the truth at 10^5 draws per side
 
 
+def test_pairs_and_directions_are_ranked_by_the_epsilon_they_certify():
+    # Held-out counts seen on NoisyMaxValueLaplace (ε = 0.1, [1]*5 vs [2]*5, 399,894 per side):
+    # the lower tail x < 2.35 has the larger privacy loss (ε ≥ 0.19) but the smaller total
+    # variation; ranking by the hockey-stick estimate at γ = 1 chose the upper tail (ε ≥ 0.03).
+    from dpfuzz import PureDP
+    from dpfuzz.testers import HockeyStickTester
+    from dpfuzz.testers.events import Interval, OutputValue, ScoreEvent
+
+    event, n, claim = ScoreEvent(OutputValue(), Interval(-np.inf, 2.35)), 399_894, PureDP(0.0)
+    for objective, expected in (("epsilon", "lower tail"), ("divergence", "upper tail")):
+        tester = HockeyStickTester(objective=objective)
+        lower_tail = tester.certify_counts(event, (17_161, n), (13_761, n), claim, 0.05)
+        upper_tail = tester.certify_counts(event, (193_083, n), (185_957, n), claim, 0.05)
+        assert lower_tail.epsilon_lower_bound > 0.18 > 0.04 > upper_tail.epsilon_lower_bound
+        ranked = max((lower_tail, "lower tail"), (upper_tail, "upper tail"), key=lambda pair: tester.score(pair[0]))
+        assert ranked[1] == expected
+
+
+def test_the_estimate_of_a_noisy_max_value_uses_the_tail_with_the_larger_loss():
+    # End to end on the same pair: the lower tail certifies ≈ 0.2 with 10^6 draws, the upper ≈ 0.03.
+    item = entry("NoisyMaxValueLaplace")
+    pair = DatasetPair(np.ones(5), np.full(5, 2.0))
+    estimate = estimate_epsilon(item(epsilon=0.1), pair, seed=0, max_draws=1_000_000, domain=item.domain())
+    assert estimate.epsilon_lower_bound > 0.1 and "<" in estimate.event
+
+
 def test_a_domain_is_searched_and_a_delta_is_honoured():
     estimate = estimate_epsilon(laplace_sum, Domain(max_size=3), delta=1e-3, seed=0, max_draws=1_000_000)
     assert 0.8 < estimate.epsilon_lower_bound <= 1.0 and estimate.delta == 1e-3

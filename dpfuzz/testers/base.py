@@ -92,7 +92,13 @@ class Tester:
 
             names = [name for name, kind in CLAIM_TYPES.items() if issubclass(kind, self.claim_types)]
             kinds = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-            raise UnsupportedClaimError(f"{self.name} refutes {kinds} claims, got {claim!r}.{self.claim_hint(claim)}")
+            hint = self.claim_hint(claim)
+            if type(claim).__name__ == "GaussianDP":
+                hint += (
+                    f" To audit a μ-GDP claim with this tester, audit the (ε, δ)-DP claim it implies, "
+                    f"e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}; audit_one_run refutes it directly."
+                )
+            raise UnsupportedClaimError(f"{self.name} refutes {kinds} claims, got {claim!r}.{hint}")
 
     def claim_hint(self, claim: Claim) -> str:
         """A sentence naming testers that do refute `claim` (shown in the error)."""
@@ -101,6 +107,13 @@ class Tester:
     def threshold(self, claim: Claim) -> float:
         """The largest value of this tester's divergence that `claim` allows."""
         raise NotImplementedError
+
+    def score(self, result: TestResult) -> float:
+        """What the search ranks pairs and directions by (higher: closer to a refutation): the
+        held-out plug-in estimate minus the claim's limit. It is unbiased for the fitted event's
+        divergence, whereas lower bounds favour tiny events whose width is small but whose
+        divergence is 0."""
+        return result.estimate - result.threshold
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float | None:
         """The largest bound any fitted event or function could certify with `samples` held-out

@@ -57,6 +57,9 @@ class Interval:
         return f"{self.low:.6g} < {variable} < {self.high:.6g}"
 
 
+COUNT_CHUNK = 1 << 18
+
+
 @dataclass(frozen=True)
 class ScoreEvent:
     """The event S = {x : score(x) ∈ interval}: a fixed set of outputs once fitted."""
@@ -69,8 +72,10 @@ class ScoreEvent:
         return self.interval.contains(self.score(as_feature_matrix(samples, "samples")))
 
     def count(self, samples: np.ndarray) -> int:
-        """How many of `samples` fall in the event."""
-        return int(self.contains(samples).sum())
+        """How many of `samples` fall in the event, scored in chunks of `COUNT_CHUNK` rows: a
+        classifier's features of 10^7 outputs would not fit in memory (and their page faults
+        cost more than the arithmetic)."""
+        return sum(int(self.contains(samples[start:start + COUNT_CHUNK]).sum()) for start in range(0, len(samples), COUNT_CHUNK))
 
     def describe(self) -> str:
         return self.score.describe(self.interval)

@@ -158,6 +158,15 @@ class HockeyStickTester(Tester):
     def threshold(self, claim: Claim) -> float:
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
 
+    def score(self, result: TestResult) -> float:
+        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi), negative
+        values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and directions by the ε they
+        certify rather than by the hockey-stick divergence at the claim's ε."""
+        if self.objective != "epsilon" or isinstance(result.claim, RenyiDP) or "p_lower" not in result.details:
+            return super().score(result)
+        p_lo, q_hi, delta = result.details["p_lower"], result.details["q_upper"], result.claim.delta
+        return math.log((p_lo - delta) / q_hi) if p_lo > delta and q_hi > 0 else -math.inf
+
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
         """The bound of an event holding every P-sample and no Q-sample."""
         p_lo = float(clopper_pearson_lower(samples, samples, beta / 2))
