@@ -28,7 +28,7 @@ DELTA = 1e-5
 
 def algorithms():
     for mu in (0.5, 1.0, 2.0):
-        yield f"Gaussian μ = {mu:g}", gaussian_canaries(mu), gaussian_canaries(mu).claim.epsilon(DELTA), DELTA
+        yield f"Gaussian μ = {mu:g}", gaussian_canaries(mu), gaussian_canaries(mu).claim.epsilon_at(DELTA), DELTA
     for epsilon in (1.0, 2.0, 4.0):
         yield f"randomized response ε = {epsilon:g}", randomized_response_canaries(epsilon), epsilon, 0.0
         yield f"Laplace ε = {epsilon:g}", laplace_canaries(epsilon), epsilon, 0.0

@@ -19,6 +19,7 @@ _EXPORTS = {
     "PureDP": "dpfuzz.claims",
     "RenyiDP": "dpfuzz.claims",
     "GaussianDP": "dpfuzz.claims",
+    "ZeroConcentratedDP": "dpfuzz.claims",
     "DatasetPair": "dpfuzz.datasets",
     "Domain": "dpfuzz.datasets",
     "AddRemove": "dpfuzz.relations",
@@ -84,7 +85,7 @@ def __dir__():
 if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.assertions import DPViolation, assert_dp
     from dpfuzz.auditing import audit
-    from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP
+    from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
     from dpfuzz.datasets import DatasetPair, Domain
     from dpfuzz.estimation import EpsilonEstimate, estimate_epsilon
     from dpfuzz.one_run import OneRunAudit, audit_one_run

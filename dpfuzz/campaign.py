@@ -303,7 +303,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         target = spec.target.build()
         tester = target.tester if spec.tester == "entry" else spec.tester
         claim = target.claim
-        summary.update(claim=claim.describe(), claim_type=type(claim).__name__, claimed_epsilon=claim.epsilon, truth=target.truth, tester=tester)
+        summary.update(claim=claim.describe(), claim_type=type(claim).__name__, claimed_epsilon=getattr(claim, "epsilon", None), truth=target.truth, tester=tester)
         report = audit(target.mechanism, claim, target.domain, spec.audit_settings(tester))
     except DPFuzzError as error:
         summary.setdefault("claim", "?")

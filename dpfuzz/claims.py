@@ -1,4 +1,4 @@
-"""Privacy claims a mechanism makes: pure, approximate, Rényi and Gaussian differential privacy.
+"""Privacy claims a mechanism makes: pure, approximate, Rényi, Gaussian and zero-concentrated DP.
 
 Small immutable value types in the style of dp-accounting's events. A claim is what a tester
 tries to refute; it does not carry the neighbouring relation (that belongs to the `Domain`).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from statistics import NormalDist
 
 from dpfuzz.errors import InvalidArgument
@@ -105,8 +106,50 @@ class RenyiDP(Claim):
 _NORMAL = NormalDist()
 
 
+class ProfileClaim(Claim):
+    """A claim that is (ε, δ(ε))-DP for every ε ≥ 0 at once: a privacy profile. Event testers
+    refute it by choosing ε (with the event) on training data and certifying
+    H_{e^ε} > δ(ε) on held-out data."""
+
+    def delta_at(self, epsilon: float) -> float:
+        """δ(ε): the smallest δ the claim allows at ε."""
+        raise NotImplementedError
+
+    def epsilon_at(self, delta: float) -> float:
+        """The smallest ε with (ε, δ)-DP: δ(ε) is non-increasing, solved by bisection."""
+        delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        if self.delta_at(0.0) <= delta:
+            return 0.0
+        low, high = 0.0, 1.0
+        while self.delta_at(high) > delta:
+            low, high = high, 2 * high
+        for _ in range(100):
+            middle = (low + high) / 2
+            low, high = (middle, high) if self.delta_at(middle) > delta else (low, middle)
+        return high
+
+    def to_approx(self, delta: float) -> ApproxDP:
+        """The (ε, δ)-DP claim this claim implies at δ."""
+        return ApproxDP(self.epsilon_at(delta), delta)
+
+    def epsilon_grid(self) -> tuple[float, ...]:
+        """The ε at which event testers may test: 24 points from 0 to the ε of δ = 10⁻¹²."""
+        return tuple(epsilon for epsilon, _ in _profile_points(self))
+
+    def profile_points(self) -> tuple[tuple[float, float], ...]:
+        """(ε, δ(ε)) on `epsilon_grid`, computed once per claim."""
+        return _profile_points(self)
+
+
+@lru_cache(maxsize=64)
+def _profile_points(claim: ProfileClaim, points: int = 24) -> tuple[tuple[float, float], ...]:
+    top = claim.epsilon_at(1e-12)
+    grid = [top * index / (points - 1) for index in range(points)]
+    return tuple((epsilon, claim.delta_at(epsilon)) for epsilon in grid)
+
+
 @dataclass(frozen=True)
-class GaussianDP(Claim):
+class GaussianDP(ProfileClaim):
     """μ-GDP (Dong, Roth & Su 2022): distinguishing M(D) from M(D') is at least as hard as
     distinguishing N(0, 1) from N(μ, 1), i.e. the trade-off curve is at least
     G_μ(a) = Φ(Φ⁻¹(1 − a) − μ). Equivalent to (ε, δ_μ(ε))-DP for every ε ≥ 0 at once, with the
@@ -124,28 +167,11 @@ class GaussianDP(Claim):
     def describe(self) -> str:
         return f"{self.mu:g}-GDP"
 
-    def delta(self, epsilon: float) -> float:
-        """δ_μ(ε): the smallest δ with (ε, δ)-DP."""
+    def delta_at(self, epsilon: float) -> float:
+        """δ_μ(ε)."""
         mu = self.mu
         tail = _NORMAL.cdf(-epsilon / mu - mu / 2)  # e^ε · tail in logs: e^ε alone overflows past ε ≈ 709
         return max(0.0, _NORMAL.cdf(-epsilon / mu + mu / 2) - (math.exp(epsilon + math.log(tail)) if tail > 0 else 0.0))
-
-    def epsilon(self, delta: float) -> float:
-        """The smallest ε with (ε, δ)-DP: δ_μ is decreasing in ε, solved by bisection."""
-        delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_minimum=True)
-        if self.delta(0.0) <= delta:
-            return 0.0
-        low, high = 0.0, 1.0
-        while self.delta(high) > delta:
-            low, high = high, 2 * high
-        for _ in range(100):
-            middle = (low + high) / 2
-            low, high = (middle, high) if self.delta(middle) > delta else (low, middle)
-        return high
-
-    def to_approx(self, delta: float) -> ApproxDP:
-        """The (ε, δ)-DP claim μ-GDP implies at this δ."""
-        return ApproxDP(self.epsilon(delta), delta)
 
     def tradeoff(self, alpha: float) -> float:
         """G_μ(α): the smallest type-II error of any test with type-I error α."""
@@ -166,7 +192,40 @@ class GaussianDP(Claim):
         return max(0.0, -2.0 * _NORMAL.inv_cdf(error)) if 0.0 < error < 1.0 else (math.inf if error <= 0 else 0.0)
 
 
-CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP)}
+@dataclass(frozen=True)
+class ZeroConcentratedDP(ProfileClaim):
+    """ρ-zCDP (Bun & Steinke 2016): R_α(M(D) ‖ M(D')) ≤ ρα for every α > 1. The Rényi tester
+    refutes it at its order α; event testers through the privacy profile
+    δ(ε) = inf_{α>1} exp((α−1)(αρ − ε))/α · (1 − 1/α)^{α−1} (Canonne, Kamath & Steinke 2020,
+    Prop. 12), taken over a grid of α: a grid minimum is at least the infimum, so the claim is
+    read as at most as strong as it is and never refuted for a violation it does not have.
+    """
+
+    rho: float
+
+    def __post_init__(self) -> None:
+        rho = check_number("rho", self.rho, finite=False)
+        if not 0.0 < rho < math.inf:
+            raise InvalidArgument(f"rho must be finite and > 0, got {self.rho!r}.")
+        object.__setattr__(self, "rho", rho)
+
+    def describe(self) -> str:
+        return f"{self.rho:g}-zCDP"
+
+    def at_order(self, alpha: float) -> "RenyiDP":
+        """The (α, ρα)-RDP claim ρ-zCDP makes at order α."""
+        return RenyiDP(alpha, self.rho * alpha)
+
+    def delta_at(self, epsilon: float) -> float:
+        rho, best = self.rho, 0.0
+        for index in range(400):  # α from 1.001 to 10^5, geometrically
+            alpha = 1.0 + 1e-3 * 10 ** (index / 50)
+            log_delta = (alpha - 1) * (alpha * rho - epsilon) - math.log(alpha) + (alpha - 1) * math.log1p(-1 / alpha)
+            best = log_delta if index == 0 else min(best, log_delta)
+        return min(1.0, math.exp(best))
+
+
+CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP)}
 
 
 def claim_from_dict(data: dict) -> Claim:
@@ -184,8 +243,19 @@ def claim_from_dict(data: dict) -> Claim:
     return cls(**values)
 
 
-def claim_from_parameters(epsilon: float, delta: float | None = None, alpha: float | None = None) -> Claim:
-    """The claim command-line flags describe: ε alone is pure DP; with δ approximate; with α Rényi."""
+def claim_from_parameters(
+    epsilon: float | None = None, delta: float | None = None, alpha: float | None = None,
+    mu: float | None = None, rho: float | None = None,
+) -> Claim:
+    """The claim command-line flags describe: ε alone is pure DP; with δ approximate; with α
+    Rényi; μ alone is μ-GDP; ρ alone ρ-zCDP."""
+    given = [name for name, value in (("epsilon", epsilon), ("mu", mu), ("rho", rho)) if value is not None]
+    if len(given) != 1:
+        raise InvalidArgument(f"give exactly one of epsilon (with delta or alpha), mu (GDP) or rho (zCDP), got {given or 'none'}.")
+    if mu is not None or rho is not None:
+        if delta is not None or alpha is not None:
+            raise InvalidArgument("delta and alpha go with epsilon; a GDP (mu) or zCDP (rho) claim takes neither.")
+        return GaussianDP(mu) if mu is not None else ZeroConcentratedDP(rho)
     if alpha is not None and delta is not None:
         raise InvalidArgument("give either delta (approximate DP) or alpha (Rényi DP), not both.")
     if alpha is not None:

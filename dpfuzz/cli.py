@@ -27,7 +27,7 @@ FINDERS = ("random", "grid", "hypothesis", "vizier")
 RELATIONS = ("add_remove", "substitute", "linf")
 BUDGETS = ("default", "quick", "thorough")
 SAMPLING = ("adaptive", "fixed")
-CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP")
+CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedDP")
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = ("tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds")
@@ -85,6 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     claim.add_argument("--epsilon", type=float, help="ε of the claim")
     claim.add_argument("--delta", type=float, help="approximate DP: (ε, δ)")
     claim.add_argument("--alpha", type=float, help="Rényi DP: (α, ε)")
+    claim.add_argument("--mu", type=float, help="Gaussian DP: μ-GDP (instead of --epsilon)")
+    claim.add_argument("--rho", type=float, help="zero-concentrated DP: ρ-zCDP (instead of --epsilon)")
     claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     domain = run.add_argument_group("domain (default: the catalogue entry's, else dpfuzz.Domain's)")
     domain.add_argument("--low", type=float, help="smallest record value")
@@ -226,7 +228,7 @@ def resolve_target(args: argparse.Namespace):
 
     from dpfuzz.targets import resolve
 
-    claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha") if getattr(args, name) is not None}
+    claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha", "mu", "rho") if getattr(args, name) is not None}
     params = dict(_parse_param(text) for text in args.param)
     target = resolve(args.target, claimed=claimed, params=params)
     changes = {name: getattr(args, name) for name in DOMAIN_FLAGS if getattr(args, name) is not None}

@@ -154,7 +154,7 @@ def _bits(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, b
     mu = GaussianDP.mu_from_error(error_hi)
     epsilon = _epsilon_from_error(error_hi, delta)
     # μ-GDP has no finite ε at δ = 0: the GDP-family ε is stated only for δ > 0
-    epsilon_gdp = None if delta == 0 else GaussianDP(mu).epsilon(delta) if mu > 0 else 0.0
+    epsilon_gdp = None if delta == 0 else GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0
     violated = mu > claim.mu if isinstance(claim, GaussianDP) else epsilon > claim.epsilon
     return {
         "violated": bool(violated), "epsilon_lower_bound": epsilon, "mu_lower_bound": mu,

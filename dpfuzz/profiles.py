@@ -61,7 +61,7 @@ class ProfileEstimate:
 
     def gdp_epsilon(self, delta: float) -> tuple[float, float]:
         """ε(δ) of μ-GDP for the certified-if-Gaussian μ and for the heuristic μ."""
-        return tuple(GaussianDP(mu).epsilon(delta) if mu > 0 else 0.0 for mu in (self.mu_lower_bound_if_gaussian, self.mu_estimate))
+        return tuple(GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0 for mu in (self.mu_lower_bound_if_gaussian, self.mu_estimate))
 
     def summary(self, delta: float = 1e-5) -> str:
         low, estimate = self.gdp_epsilon(delta)
@@ -122,7 +122,7 @@ class ProfileEstimate:
         for mu, style, label in ((self.mu_estimate, ":", "μ estimate (heuristic)"), (self.mu_lower_bound_if_gaussian, "--", "μ if Gaussian (certified TV)")):
             if mu > 0:
                 claim = GaussianDP(mu)
-                left.plot(self.epsilons, [claim.delta(e) for e in self.epsilons], style, label=f"{label} = {mu:.3g}")
+                left.plot(self.epsilons, [claim.delta_at(e) for e in self.epsilons], style, label=f"{label} = {mu:.3g}")
                 right.plot(grid, [claim.tradeoff(a) for a in grid], style, label=f"G_μ, {label}")
         left.set(xlabel="ε", ylabel="δ(ε)", title="Privacy profile")
         right.plot(self.alphas, self.tradeoff_upper, label="certified trade-off upper bound")

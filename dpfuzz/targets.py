@@ -77,7 +77,7 @@ def lookup(target: Any) -> Any:
 def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None) -> Resolved:
     """The mechanism, claim, domain, truth and suited tester of a target.
 
-    `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``); `params`
+    `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``, ``mu``, ``rho``); `params`
     the other factory or entry parameters; `claim` and `domain` replace the target's own.
     """
     from dpfuzz.catalogue.entry import CatalogueEntry
@@ -105,8 +105,8 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
     if isinstance(value, Domain) or not callable(value):
         raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
     if claim is None:
-        if "epsilon" not in claimed:
-            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha).")
+        if not {"epsilon", "mu", "rho"} & set(claimed):
+            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha), --mu or --rho.")
         claim = claim_from_parameters(**claimed)
     if is_mechanism(value):
         if params:

@@ -109,7 +109,7 @@ def noise_for_epsilon(epsilon: float, steps: int, delta: float = DELTA) -> float
     low, high = 1e-3, 100.0
     for _ in range(80):
         middle = (low + high) / 2
-        low, high = (middle, high) if GaussianDP(middle).epsilon(delta) < epsilon else (low, middle)
+        low, high = (middle, high) if GaussianDP(middle).epsilon_at(delta) < epsilon else (low, middle)
     return math.sqrt(steps) / low
 
 

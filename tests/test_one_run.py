@@ -20,15 +20,15 @@ def test_the_gdp_privacy_profile_matches_the_gaussian_mechanism_and_dp_accountin
     for sigma in (0.5, 1.0, 2.0):
         accountant = dp_accounting.pld.PLDAccountant()
         accountant.compose(dp_accounting.GaussianDpEvent(sigma))
-        assert GaussianDP(1 / sigma).epsilon(1e-5) == pytest.approx(accountant.get_epsilon(1e-5), rel=0.01)
+        assert GaussianDP(1 / sigma).epsilon_at(1e-5) == pytest.approx(accountant.get_epsilon(1e-5), rel=0.01)
     claim = GaussianDP(1.0)
     # δ_μ(0) is the total variation 2Φ(μ/2) − 1; G_μ(α) = Φ(Φ⁻¹(1 − α) − μ); e_f = Φ(−μ/2)
-    assert claim.delta(0.0) == pytest.approx(2 * stats.norm.cdf(0.5) - 1)
+    assert claim.delta_at(0.0) == pytest.approx(2 * stats.norm.cdf(0.5) - 1)
     assert claim.tradeoff(0.05) == pytest.approx(stats.norm.cdf(stats.norm.ppf(0.95) - 1))
     assert claim.error_floor == pytest.approx(stats.norm.cdf(-0.5))
     assert GaussianDP.mu_from_error(claim.error_floor) == pytest.approx(1.0)
-    assert claim.delta(claim.epsilon(1e-5)) == pytest.approx(1e-5, rel=1e-6)
-    assert claim.to_approx(1e-5) == ApproxDP(claim.epsilon(1e-5), 1e-5)
+    assert claim.delta_at(claim.epsilon_at(1e-5)) == pytest.approx(1e-5, rel=1e-6)
+    assert claim.to_approx(1e-5) == ApproxDP(claim.epsilon_at(1e-5), 1e-5)
     # μ-GDP implies (ε, δ_μ(ε))-DP, whose trade-off curve lies below G_μ everywhere
     implied = claim.to_approx(1e-3)
     assert all(implied.tradeoff(a) <= claim.tradeoff(a) + 1e-12 for a in np.linspace(0, 1, 101))
@@ -50,7 +50,7 @@ def test_the_gaussian_one_run_bound_is_close_to_the_truth_with_ten_thousand_cana
     # guesses ≈ 0.006, so μ ≥ ≈ 1.93 and ε(10^-5) ≥ ≈ 9.6 against the true 10.0.
     run = gaussian_canaries(2.0)
     result = audit_one_run(run, run.claim, canaries=10_000, seed=0)
-    true_epsilon = run.claim.epsilon(1e-5)
+    true_epsilon = run.claim.epsilon_at(1e-5)
     assert 0.9 * true_epsilon <= result.epsilon_lower_bound_gdp <= true_epsilon
     assert 1.8 <= result.mu_lower_bound <= 2.0 and not result.violated
     assert result.guesses == result.canaries == 10_000 and "memoryless" in result.assumption

@@ -18,7 +18,7 @@ def gaussian_pair(rng, n):
 def holds(profile: ProfileEstimate) -> bool:
     """Every certified statement true: δ(ε) bounds below δ_μ(ε), the trade-off bound above G_μ.
     Checking the hull's corners suffices: G_μ is convex, the bound linear between corners."""
-    below = np.all(profile.delta_lower <= [TRUTH.delta(e) for e in profile.epsilons])
+    below = np.all(profile.delta_lower <= [TRUTH.delta_at(e) for e in profile.epsilons])
     above = np.all(profile.tradeoff_upper >= [TRUTH.tradeoff(a) for a in profile.alphas])
     return bool(below and above)
 
@@ -29,9 +29,9 @@ def test_the_gdp_readings_recover_mu_and_the_bounds_hold():
     # plug-in TV ≈ 2Φ(1/2) − 1 = 0.383 within a few 10^-3 at 5·10^5 per side; μ follows
     assert profile.mu_estimate == pytest.approx(MU, abs=0.03)
     assert 0.85 < profile.mu_lower_bound_if_gaussian < MU
-    assert mu_from_tv(TRUTH.delta(0.0)) == pytest.approx(MU)
+    assert mu_from_tv(TRUTH.delta_at(0.0)) == pytest.approx(MU)
     low, estimate = profile.gdp_epsilon(1e-5)
-    assert low < TRUTH.epsilon(1e-5) and estimate == pytest.approx(TRUTH.epsilon(1e-5), rel=0.05)
+    assert low < TRUTH.epsilon_at(1e-5) and estimate == pytest.approx(TRUTH.epsilon_at(1e-5), rel=0.05)
     assert "heuristic" in profile.summary() and ProfileEstimate.from_dict(profile.to_dict()).bins == profile.bins
 
 

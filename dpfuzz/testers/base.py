@@ -93,10 +93,10 @@ class Tester:
             names = [name for name, kind in CLAIM_TYPES.items() if issubclass(kind, self.claim_types)]
             kinds = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             hint = self.claim_hint(claim)
-            if type(claim).__name__ == "GaussianDP":
+            if hasattr(claim, "to_approx"):  # a privacy-profile claim (μ-GDP, ρ-zCDP)
                 hint += (
-                    f" To audit a μ-GDP claim with this tester, audit the (ε, δ)-DP claim it implies, "
-                    f"e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}; audit_one_run refutes it directly."
+                    f" The hockey_stick and histogram testers refute it through its privacy profile; with this tester, "
+                    f"audit an (ε, δ)-DP claim it implies, e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}."
                 )
             raise UnsupportedClaimError(f"{self.name} refutes {kinds} claims, got {claim!r}.{hint}")
 

@@ -66,6 +66,7 @@ class ScoreEvent:
 
     score: Score
     interval: Interval
+    epsilon: float | None = None  # for privacy-profile claims: the ε the event is tested at
 
     def contains(self, samples: np.ndarray) -> np.ndarray:
         """Which samples (any shape with leading axis n) fall in the event."""

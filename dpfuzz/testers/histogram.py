@@ -29,7 +29,7 @@ from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
-from dpfuzz.testers.hockey_stick import HockeyStickTester
+from dpfuzz.testers.hockey_stick import HockeyStickTester, _gammas
 from dpfuzz.validation import check_choice
 
 MAX_BINS = 10_000
@@ -106,7 +106,7 @@ class HistogramTester(HockeyStickTester):
     def check_claim(self, claim: Claim) -> None:
         super().check_claim(claim)
         check_choice("bound", self.bound, ("event", "uniform"))
-        if self.bound == "uniform" and isinstance(claim, RenyiDP):
+        if self.bound == "uniform" and not isinstance(claim, ApproxDP):
             raise UnsupportedClaimError(f"histogram with bound='uniform' refutes PureDP and ApproxDP, got {claim!r}.")
 
     # -- binning ---------------------------------------------------------------------------
@@ -139,8 +139,8 @@ class HistogramTester(HockeyStickTester):
             return binning
         objective = self._selection_objective(claim, beta, binning.bins, eval_size)
         features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
-        interval, _ = best_interval(binning(features0), binning(features1), objective, [math.exp(claim.epsilon)])
-        return ScoreEvent(binning, interval)
+        interval, _ = best_interval(binning(features0), binning(features1), objective, _gammas(claim))
+        return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)
 
     def evaluate(self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float) -> TestResult:
         if isinstance(fitted, ScoreEvent):

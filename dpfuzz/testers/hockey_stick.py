@@ -28,7 +28,7 @@ import numpy as np
 from scipy import optimize
 from sklearn.exceptions import ConvergenceWarning
 
-from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
 from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
@@ -56,7 +56,7 @@ class HockeyStickTester(Tester):
     """
 
     name = "hockey_stick"
-    claim_types = (ApproxDP, RenyiDP)
+    claim_types = (ApproxDP, RenyiDP, ProfileClaim)
 
     def __init__(self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence"):
         self.classifier = classifier
@@ -85,10 +85,22 @@ class HockeyStickTester(Tester):
         beta = check_beta(beta)
         x0, x1 = paired_matrices(train0, train1)
         objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
-        gammas = [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
+        gammas = _gammas(claim)
         if x0.shape[1] == 1:
-            return ScoreEvent(OutputValue(), best_interval(x0[:, 0], x1[:, 0], objective, gammas)[0])
-        return self._fit_scored_event(x0, x1, objective, gammas, rng)
+            event = ScoreEvent(OutputValue(), best_interval(x0[:, 0], x1[:, 0], objective, gammas)[0])
+        else:
+            event = self._fit_scored_event(x0, x1, objective, gammas, rng)
+        return self.choose_epsilon(event, x0, x1, claim, beta, eval_size)
+
+    def choose_epsilon(self, event: ScoreEvent, x0, x1, claim: Claim, beta: float, eval_size: int | None) -> ScoreEvent:
+        """For a privacy-profile claim (μ-GDP, ρ-zCDP): the ε on the claim's grid at which the
+        fitted event's training counts predict the largest H_{e^ε} − δ(ε), fixed with the event
+        before any held-out sample is seen. Other claims: the event unchanged."""
+        if not isinstance(claim, ProfileClaim):
+            return event
+        objective = self._selection_objective(claim, beta, 1, eval_size, per_epsilon=True)
+        values = objective(np.array([event.count(x0)]), np.array([event.count(x1)]), len(x0), len(x1))
+        return replace(event, epsilon=claim.epsilon_grid()[int(np.argmax(values[0]))])
 
     def describe_row(self, row: np.ndarray) -> str | None:
         """How an output pattern is shown in event descriptions (None: the row itself)."""
@@ -135,6 +147,13 @@ class HockeyStickTester(Tester):
             bound = float(binary_renyi(p_lo, q_hi, claim.alpha))
             estimate = float(binary_renyi(p_hat, q_hat, claim.alpha))
             epsilon_lower_bound = bound if bound > 0 else None
+        elif isinstance(claim, ProfileClaim):  # H_{e^ε} − δ(ε) at the event's ε; the claim allows 0
+            epsilon = event.epsilon
+            gamma, allowed = math.exp(epsilon), claim.delta_at(epsilon)
+            divergence = f"hockey_stick(gamma={gamma:.6g}) - delta({epsilon:.4g})"
+            bound = p_lo - gamma * q_hi - allowed
+            estimate = p_hat - gamma * q_hat - allowed
+            epsilon_lower_bound = _epsilon_lower_bound(p_lo, q_hi, allowed)
         else:
             gamma = math.exp(claim.epsilon)
             divergence = f"hockey_stick(gamma={gamma:.6g})"
@@ -156,13 +175,15 @@ class HockeyStickTester(Tester):
         )
 
     def threshold(self, claim: Claim) -> float:
+        if isinstance(claim, ProfileClaim):
+            return 0.0
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
 
     def score(self, result: TestResult) -> float:
         """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi), negative
         values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and directions by the ε they
         certify rather than by the hockey-stick divergence at the claim's ε."""
-        if self.objective != "epsilon" or isinstance(result.claim, RenyiDP) or "p_lower" not in result.details:
+        if self.objective != "epsilon" or not isinstance(result.claim, ApproxDP) or "p_lower" not in result.details:
             return super().score(result)
         p_lo, q_hi, delta = result.details["p_lower"], result.details["q_upper"], result.claim.delta
         return math.log((p_lo - delta) / q_hi) if p_lo > delta and q_hi > 0 else -math.inf
@@ -173,13 +194,15 @@ class HockeyStickTester(Tester):
         q_hi = float(clopper_pearson_upper(0, samples, beta / 2))
         if isinstance(claim, RenyiDP):
             return float(binary_renyi(p_lo, q_hi, claim.alpha))
+        if isinstance(claim, ProfileClaim):
+            return max(p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in claim.profile_points())
         return p_lo - math.exp(claim.epsilon) * q_hi
 
     def detectable(self, result: TestResult) -> dict:
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
         p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
         p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it."""
-        if isinstance(result.claim, RenyiDP) or "count_q" not in result.details:
+        if not isinstance(result.claim, ApproxDP) or "count_q" not in result.details:
             return super().detectable(result)
         claim, (n_p, n_q) = result.claim, result.num_samples
         gamma, alpha = math.exp(claim.epsilon), result.beta / 2
@@ -193,10 +216,12 @@ class HockeyStickTester(Tester):
         return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
 
     # -- internals -------------------------------------------------------------------------
-    def _selection_objective(self, claim: Claim, beta: float, candidates: int, eval_size: int | None):
-        """Training score of each candidate event: the bound it would certify (Wilson)."""
+    def _selection_objective(self, claim: Claim, beta: float, candidates: int, eval_size: int | None, per_epsilon: bool = False):
+        """Training score of each candidate event: the bound it would certify (Wilson). For a
+        privacy-profile claim the best over its ε grid of H_{e^ε} − δ(ε) (`per_epsilon`: the
+        value at each grid point, one column each)."""
         alpha = beta / 2
-        ratio_objective = self.objective == "epsilon" and not isinstance(claim, RenyiDP)
+        ratio_objective = self.objective == "epsilon" and isinstance(claim, ApproxDP)
         if ratio_objective:
             # A ratio rewards tiny events, and the luckiest of ~n tiny candidates wins on
             # training data alone; Bonferroni-level bounds over the candidates prevent that.
@@ -217,6 +242,14 @@ class HockeyStickTester(Tester):
                 q_hi = wilson_upper(k_q, n_q, alpha)
             if isinstance(claim, RenyiDP):
                 return binary_renyi(p_lo, q_hi, claim.alpha)
+            if isinstance(claim, ProfileClaim):
+                points = claim.profile_points()
+                if per_epsilon:
+                    return np.stack([p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in points], axis=-1)
+                best = np.full(np.shape(p_lo), -np.inf)
+                for epsilon, delta in points:  # a running maximum: O(candidates) memory
+                    best = np.maximum(best, p_lo - math.exp(epsilon) * q_hi - delta)
+                return best
             if ratio_objective:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     ratio = (p_lo - claim.delta) / q_hi
@@ -224,6 +257,14 @@ class HockeyStickTester(Tester):
             return p_lo - math.exp(claim.epsilon) * q_hi
 
         return objective
+
+
+def _gammas(claim: Claim) -> list[float]:
+    """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
+    across a privacy-profile claim's ε grid."""
+    if isinstance(claim, ProfileClaim):
+        return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
+    return [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
 
 
 def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None:

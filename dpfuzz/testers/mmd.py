@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim
+from dpfuzz.claims import ApproxDP, Claim, RenyiDP
 from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.bounds import empirical_bernstein_lower
 from dpfuzz.validation import check_choice
@@ -67,7 +67,7 @@ class MMDTester(Tester):
         check_choice("kernel", self.kernel, ("gaussian", "laplacian"))
 
     def claim_hint(self, claim: Claim) -> str:
-        return " Use 'renyi' or 'hockey_stick'."
+        return " Use 'renyi' or 'hockey_stick'." if isinstance(claim, RenyiDP) else ""
 
     def threshold(self, claim: Claim) -> float:
         """2·TV bound of (ε, δ)-DP: 2(e^ε − 1 + 2δ)/(e^ε + 1)."""

@@ -41,7 +41,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP, ZeroConcentratedDP
 from dpfuzz.errors import UnsupportedClaimError
 from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.models import classifier_score
@@ -114,14 +114,15 @@ class RenyiTester(Tester):
 
     Parameters
     ----------
-    alpha : the order used for pure-DP claims (Rényi claims use their own α).
+    alpha : the order used for pure-DP and ρ-zCDP claims (Rényi claims use their own α); a
+        ρ-zCDP claim is tested as the (α, ρα)-RDP claim it makes at that order.
     function : ``"chebyshev"`` (default) or ``"network"`` (see the module docstring).
     degree : Chebyshev degree.
     hidden : hidden units of the network.
     """
 
     name = "renyi"
-    claim_types = (RenyiDP, PureDP)
+    claim_types = (RenyiDP, PureDP, ZeroConcentratedDP)
 
     def __init__(
         self, alpha: float = 2.0, function: Literal["chebyshev", "network"] = "chebyshev", degree: int = 8, hidden: int = 8
@@ -143,6 +144,8 @@ class RenyiTester(Tester):
         return claim.alpha if isinstance(claim, RenyiDP) else float(self.alpha)
 
     def threshold(self, claim: Claim) -> float:
+        if isinstance(claim, ZeroConcentratedDP):
+            return claim.rho * self.order(claim)
         if isinstance(claim, RenyiDP):
             return claim.epsilon
         alpha = self.order(claim)
@@ -210,7 +213,7 @@ class RenyiTester(Tester):
         corrected = _corrected_bound(h0, h1, alpha, function.bound_c, beta, len(x0), len(x1))
         bound = max(corrected, 0.0)  # R_α ≥ 0 always
         threshold = self.threshold(claim)
-        if isinstance(claim, RenyiDP):
+        if isinstance(claim, (RenyiDP, ZeroConcentratedDP)):  # the Rényi ε at α
             epsilon_lower_bound = bound if bound > 0 else None
         else:  # smallest ε with min(ε, αε²/2) ≥ bound
             epsilon_lower_bound = max(bound, math.sqrt(2 * bound / alpha)) if bound > 0 else None
