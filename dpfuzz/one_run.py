@@ -104,10 +104,9 @@ def audit_one_run(
     canaries = check_int("canaries", canaries, minimum=2)
     beta = check_beta(beta)
     if not isinstance(claim, (ApproxDP, GaussianDP)):
-        raise UnsupportedClaimError(
-            f"audit_one_run refutes PureDP, ApproxDP and GaussianDP claims, got {claim!r}; a Rényi claim implies "
-            "(ε, δ)-DP claims (Mironov 2017, Prop. 3) that it can refute."
-        )
+        hint = (f" Audit the (ε, δ)-DP claim it implies, e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}."
+                if hasattr(claim, "to_approx") else " A Rényi claim implies (ε, δ)-DP claims (Mironov 2017, Prop. 3); audit one of those.")
+        raise UnsupportedClaimError(f"audit_one_run refutes PureDP, ApproxDP and GaussianDP claims, got {claim!r}.{hint}")
     if delta is None:
         delta = claim.delta if isinstance(claim, ApproxDP) else GDP_DELTA
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)

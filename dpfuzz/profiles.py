@@ -65,11 +65,13 @@ class ProfileEstimate:
 
     def summary(self, delta: float = 1e-5) -> str:
         low, estimate = self.gdp_epsilon(delta)
+        reach = (f"δ(ε) > {delta:g} certified up to ε = {self.epsilon_lower(delta):.3g}"
+                 if np.any(self.delta_lower > delta) else f"δ(ε) > {delta:g} certified at no ε")
         return "\n".join(
             [
                 f"privacy profile from {self.samples[0]:,} + {self.samples[1]:,} held-out outputs, {self.bins} bins "
                 f"(confidence {1 - self.beta:g} for all statements together)",
-                f"  TV ≥ {self.tv_lower:.4g} (plug-in {self.tv_estimate:.4g}); δ(ε) > {delta:g} certified up to ε = {self.epsilon_lower(delta):.3g}",
+                f"  TV ≥ {self.tv_lower:.4g} (plug-in {self.tv_estimate:.4g}); {reach}",
                 f"  if the trade-off curve is Gaussian: μ ≥ {self.mu_lower_bound_if_gaussian:.4g}, ε({delta:g}) ≥ {low:.4g}",
                 f"  heuristic (plug-in TV, not certified): μ ≈ {self.mu_estimate:.4g}, ε({delta:g}) ≈ {estimate:.4g}",
             ]

@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
@@ -139,7 +139,8 @@ class HistogramTester(HockeyStickTester):
             return binning
         objective = self._selection_objective(claim, beta, binning.bins, eval_size)
         features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
-        interval, _ = best_interval(binning(features0), binning(features1), objective, _gammas(claim))
+        gammas = _gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
+        interval, _ = best_interval(binning(features0), binning(features1), objective, gammas)
         return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)
 
     def evaluate(self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float) -> TestResult:

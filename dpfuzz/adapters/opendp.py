@@ -1,0 +1,126 @@
+"""OpenDP measurements as audit targets (``pip install "dpfuzz[opendp]"``, opendp 0.16).
+
+OpenDP states its guarantee as a privacy map, ``measurement.map(d_in)``, in its own input metric:
+* ``SymmetricDistance`` counts added plus removed records, so one record added or removed is
+  d_in = 1 and one record substituted is d_in = 2;
+* ``ChangeOneDistance`` / ``HammingDistance`` count substituted records (d_in = 1);
+* ``AbsoluteDistance`` / ``L1Distance`` / ``L2Distance`` bound how far a query answer (vector)
+  moves: dpfuzz audits answers that each move by at most `sensitivity` (ℓ∞), i.e. d_in =
+  sensitivity for a scalar, k·sensitivity (ℓ1) or √k·sensitivity (ℓ2) for k answers.
+The claim is read at the d_in of the relation audited; auditing substitution on a
+``SymmetricDistance`` measurement is an explicit ``relation="substitute"``, which reads map(2).
+Output measures: ``MaxDivergence`` → ε-DP, ``ZeroConcentratedDivergence`` → ρ-zCDP,
+``SmoothedMaxDivergence`` (a privacy profile) → (ε(δ), δ)-DP at `delta`, and
+``Approximate(MaxDivergence)`` → (ε, δ)-DP.
+
+Sampling: one call per release (≈ 10^4 per second); OpenDP draws from the operating system's
+randomness, so audits are valid but not bit-reproducible. The fast path runs `transformation`
+once per dataset and `noise`, the same noise as a measurement on vectors, on [value] × size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpfuzz.adapters import LibraryTarget
+from dpfuzz.claims import ApproxDP, PureDP, ZeroConcentratedDP
+from dpfuzz.datasets import Domain
+from dpfuzz.errors import InvalidArgument, UnsupportedClaimError
+from dpfuzz.mechanism import per_call
+
+RECORD_METRICS = {"SymmetricDistance": {"add_remove": 1, "substitute": 2}, "InsertDeleteDistance": {"add_remove": 1},
+                  "ChangeOneDistance": {"substitute": 1}, "HammingDistance": {"substitute": 1}}
+ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
+
+
+def opendp_target(
+    measurement, *, relation: str | None = None, max_size: int = 10, answers: int = 1, sensitivity: float = 1.0,
+    delta: float = 1e-6, transformation=None, noise=None,
+) -> LibraryTarget:
+    """An audit target from an OpenDP `measurement` (see the module docstring).
+
+    `relation` defaults to the measurement's own convention (add/remove for
+    ``SymmetricDistance``); `max_size` bounds dataset sizes; `answers` and `sensitivity` shape
+    query-answer inputs; `transformation` and `noise` give the fast path.
+    """
+    metric = _name(measurement.input_metric)
+    if metric in RECORD_METRICS:
+        allowed = RECORD_METRICS[metric]
+        relation = relation or next(iter(allowed))
+        if relation not in allowed:
+            raise InvalidArgument(f"OpenDP's {metric} supports relation {sorted(allowed)}, got {relation!r}.")
+        d_in = allowed[relation]
+        low, high = _bounds(measurement.input_domain)
+        domain = Domain(low=low, high=high, min_size=0, max_size=max_size, relation=relation,
+                        dtype="int" if _is_integer(measurement.input_domain) else "float")
+        convention = f"{metric}: {relation} is d_in = {d_in}"
+    elif metric.startswith(ANSWER_METRICS):
+        if relation not in (None, "linf"):
+            raise InvalidArgument(f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf', got {relation!r}.")
+        d_in = {"Absolute": sensitivity, "L1Dista": answers * sensitivity, "L2Dista": math.sqrt(answers) * sensitivity}[metric[:7]]
+        domain = Domain(low=-10.0, high=10.0, min_size=answers, max_size=answers, relation="linf", sensitivity=sensitivity)
+        convention = f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"
+    else:
+        raise InvalidArgument(f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and {list(ANSWER_METRICS)}, got {metric}.")
+    claim = _claim(measurement, d_in, delta)
+    scalar_input = metric == "AbsoluteDistance"
+    return LibraryTarget(_mechanism(measurement, scalar_input, transformation, noise), claim, domain,
+                         f"{convention}; claim {claim.describe()} = map({d_in:g})")
+
+
+def _claim(measurement, d_in: float, delta: float):
+    measure, value = _name(measurement.output_measure), measurement.map(d_in)
+    if measure == "MaxDivergence":
+        return PureDP(float(value))
+    if measure == "ZeroConcentratedDivergence":
+        return ZeroConcentratedDP(float(value))
+    if measure == "SmoothedMaxDivergence":
+        return ApproxDP(float(value.epsilon(delta)), delta)
+    if measure.startswith("Approximate"):
+        epsilon, approximate_delta = value
+        return ApproxDP(float(epsilon), float(approximate_delta))
+    raise UnsupportedClaimError(f"dpfuzz reads OpenDP output measures MaxDivergence, ZeroConcentratedDivergence, "
+                                f"SmoothedMaxDivergence and Approximate(…), got {measure}.")
+
+
+def _mechanism(measurement, scalar_input: bool, transformation, noise):
+    def as_input(dataset: np.ndarray):
+        values = np.asarray(dataset).tolist()
+        return values[0] if scalar_input else values
+
+    if transformation is not None and noise is not None:
+        def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+            return np.asarray(noise([transformation(as_input(dataset))] * size), dtype=float)
+
+        def release(dataset: np.ndarray, rng: np.random.Generator):
+            return batch(dataset, 1, rng)[0]
+
+        mechanism = per_call(release, batch=batch)
+    elif transformation is not None or noise is not None:
+        raise InvalidArgument("the fast path needs both transformation and noise (the noise as a measurement on vectors).")
+    else:
+        def release(dataset: np.ndarray, rng: np.random.Generator):
+            return np.asarray(measurement(as_input(dataset)), dtype=float)
+
+        mechanism = per_call(release)
+    mechanism.name = "opendp measurement"
+    return mechanism
+
+
+def _name(descriptor) -> str:
+    return str(descriptor).split("(")[0] if not str(descriptor).startswith("Approximate") else str(descriptor)
+
+
+def _bounds(domain) -> tuple[float, float]:
+    element = getattr(domain, "element_domain", None)
+    bounds = getattr(element, "bounds", None) if element is not None else None
+    if bounds is None:
+        raise InvalidArgument(f"dpfuzz needs bounded records: the measurement's input domain {domain} has no bounds; "
+                              "clamp first (dp.t.then_clamp) or start from atom_domain(bounds=(L, U)).")
+    return float(bounds[0]), float(bounds[1])
+
+
+def _is_integer(domain) -> bool:
+    return "i32" in str(domain) or "i64" in str(domain) or "u32" in str(domain)
