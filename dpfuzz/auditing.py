@@ -190,6 +190,11 @@ class _Audit:
         finder_seed, trial_seed, verify_seed, probe_seed = np.random.SeedSequence(self.seed).spawn(4)
         probe = self._probe(probe_seed)
         self.tester = make_tester(settings.tester, self.claim, probe.samples)
+        if settings.arithmetic == "float" and self.tester.name != "float_bits":
+            from dpfuzz.testers.either import EitherTester
+            from dpfuzz.testers.float_bits import FloatBitsTester
+
+            self.tester = EitherTester([self.tester, FloatBitsTester(objective=getattr(self.tester, "objective", "divergence"))])
         self._check_refutable()
         finder = make_finder(settings.finder)
         finder.start(self.domain, np.random.default_rng(finder_seed))

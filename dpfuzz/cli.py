@@ -27,10 +27,13 @@ FINDERS = ("random", "grid", "hypothesis", "vizier")
 RELATIONS = ("add_remove", "substitute", "linf")
 BUDGETS = ("default", "quick", "thorough")
 SAMPLING = ("adaptive", "fixed")
+ARITHMETIC = ("real", "float")
 CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedDP")
 
 # flag -> AuditSettings field
-SETTINGS_FLAGS = ("tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds")
+SETTINGS_FLAGS = (
+    "tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds", "arithmetic",
+)
 DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
 
@@ -110,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
     search.add_argument("--max-draws", type=int, help="cap on all outputs drawn (reproducible)")
     search.add_argument("--max-seconds", type=float, help="cap on wall-clock time (not reproducible)")
+    search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")

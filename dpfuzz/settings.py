@@ -18,6 +18,7 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_choice, check_int, check_keys, check_number, check_probability
 
 SAMPLING_MODES = ("adaptive", "fixed")
+ARITHMETIC = ("real", "float")
 # One verification draw is cheap next to `trials` search draws, and it alone sets the
 # certified bound's confidence width, so it gets more samples by default.
 VERIFY_FACTOR = 5
@@ -44,6 +45,9 @@ class AuditSettings:
         gets `verify_samples`).
     max_draws : cap on all mechanism outputs the audit draws (deterministic).
     max_seconds : cap on the audit's wall-clock time (not reproducible; the report says so).
+    arithmetic : ``"real"`` (default: outputs are audited as the real numbers they stand for)
+        or ``"float"`` (also as the float64 values they are: the float bit-pattern tester runs
+        beside the audit's tester, each at β/2).
     """
 
     tester: Any = "auto"
@@ -56,6 +60,7 @@ class AuditSettings:
     sampling: str = "adaptive"
     max_draws: int | None = None
     max_seconds: float | None = None
+    arithmetic: str = "real"
 
     def __post_init__(self) -> None:
         from dpfuzz.finders import FINDER_NAMES
@@ -82,6 +87,7 @@ class AuditSettings:
             check_int("max_draws", self.max_draws, minimum=1)
         if self.max_seconds is not None:
             check_number("max_seconds", self.max_seconds, minimum=0.0, exclusive_minimum=True)
+        check_choice("arithmetic", self.arithmetic, ARITHMETIC)
 
     @property
     def verification_samples(self) -> int:
