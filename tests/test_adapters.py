@@ -68,3 +68,36 @@ def test_a_fast_path_whose_noise_is_not_the_measurements_is_refuted(dp):
     assert report.violated and report.epsilon_lower_bound > 1.0
     with pytest.raises(InvalidArgument, match="both transformation and noise"):
         opendp_target(summed >> dp.m.then_laplace(scale=2.0), transformation=summed)
+
+
+@pytest.fixture
+def diffprivlib():
+    return pytest.importorskip("diffprivlib")
+
+
+@pytest.mark.slow  # one audit, but of a release at ≈ 5,000 calls per second (40 s)
+def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diffprivlib):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism, diffprivlib_tool
+
+    mean = diffprivlib_tool(diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), max_size=4)
+    assert mean.claim == PureDP(1.0) and mean.domain.relation.name == "substitute" and "its own" in mean.convention
+    gaussian = diffprivlib_mechanism(diffprivlib.mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=2.0))
+    assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
+    with pytest.raises(InvalidArgument, match="conventions"):
+        diffprivlib_tool(diffprivlib.tools.quantile, epsilon=1.0, bounds=(0.0, 1.0))
+    # tools.mean divides by the actual n: adding a record also shrinks the noise, and the
+    # lower tail of Lap(1) against Lap(1/2) has unbounded privacy loss
+    misused = diffprivlib_tool(diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4)
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    report = audit(misused.mechanism, misused.claim, misused.domain, finder=[pair], samples=20_000, verify_samples=30_000, seed=0)
+    assert report.violated and "not its own" in misused.convention
+
+
+def test_diffprivlib_laplace_is_refuted_in_float_arithmetic_only(diffprivlib):
+    from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism
+
+    target = diffprivlib_mechanism(diffprivlib.mechanisms.Laplace(epsilon=1.0, sensitivity=1.0))
+    assert not target.audit(seed=0, budget="quick").violated
+    floating = target.audit(seed=0, budget="quick", arithmetic="float")
+    assert floating.violated and floating.verification.tester == "float_bits"

@@ -149,7 +149,7 @@ def test_vector_outputs_use_a_classifier_and_stay_valid():
 
 def test_unsupported_claims_and_outputs_get_clear_errors(rng):
     tester = HockeyStickTester()
-    with pytest.raises(UnsupportedClaimError, match="refutes PureDP, ApproxDP and RenyiDP claims, got 'eps=1'"):
+    with pytest.raises(UnsupportedClaimError, match="refutes PureDP, ApproxDP, RenyiDP, GaussianDP and ZeroConcentratedDP claims, got 'eps=1'"):
         tester.test(np.zeros(10), np.zeros(10), "eps=1", BETA, rng)  # type: ignore[arg-type]
     with pytest.raises(UnsupportedOutputError, match="outputs of size 2 but samples1 of size 3"):
         tester.test(np.zeros((10, 2)), np.zeros((10, 3)), PureDP(1.0), BETA, rng)

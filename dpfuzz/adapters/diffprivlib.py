@@ -1,0 +1,76 @@
+"""diffprivlib releases as audit targets (``pip install "dpfuzz[diffprivlib]"``, diffprivlib 0.6.6,
+which needs scikit-learn < 1.7).
+
+diffprivlib states its claim as the `epsilon` (and `delta`) argument of each call. Its
+neighbouring conventions differ by tool: `tools.mean`, `var` and `std` divide by the actual n,
+which is only private when n is public, i.e. under substitution; `tools.sum`, `count_nonzero`
+and `histogram` are private under add/remove. `diffprivlib_tool` audits each under its own
+convention unless `relation` says otherwise (a misuse dpfuzz then refutes for the means).
+Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
+answer: audited as answers moving by at most their `sensitivity`.
+
+Sampling: one call per release, seeded through ``random_state`` (tools) or the mechanism's own
+generator, so audits are reproducible; each batch of calls gets a fresh `BudgetAccountant`
+(the global one would record every call). diffprivlib's Laplace computes value − scale·L in
+float64 and leaks through the low bits: audit with ``arithmetic="float"`` to test that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpfuzz.adapters import LibraryTarget
+from dpfuzz.claims import ApproxDP, PureDP
+from dpfuzz.datasets import Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import per_call
+
+CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
+               "sum": "add_remove", "nansum": "add_remove", "count_nonzero": "add_remove", "histogram": "add_remove"}
+
+
+def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], relation: str | None = None,
+                     min_size: int = 1, max_size: int = 10, **arguments) -> LibraryTarget:
+    """An audit target for a `diffprivlib.tools` function called as
+    ``function(dataset, epsilon=epsilon, bounds=bounds, **arguments)`` (histograms: ``range=bounds``)."""
+    name = getattr(function, "__name__", str(function))
+    if name not in CONVENTIONS:
+        raise InvalidArgument(f"dpfuzz knows the conventions of diffprivlib.tools {sorted(CONVENTIONS)}, got {name!r}.")
+    own = CONVENTIONS[name]
+    relation = relation or own
+    keyword = {"range": tuple(bounds)} if name == "histogram" else {"bounds": tuple(bounds)}
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        from diffprivlib import BudgetAccountant
+
+        seed = int(rng.integers(2**31 - 1))
+        output = function(np.asarray(dataset, dtype=float), epsilon=epsilon, random_state=seed,
+                          accountant=BudgetAccountant(), **keyword, **arguments)
+        return np.asarray(output[0] if isinstance(output, tuple) else output, dtype=float)  # histogram: (counts, edges)
+
+    mechanism = per_call(release)
+    mechanism.name = f"diffprivlib.tools.{name}"
+    domain = Domain(low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation)
+    note = "its own" if relation == own else f"not its own ({own}): a misuse to test"
+    return LibraryTarget(mechanism, PureDP(epsilon), domain, f"tools.{name} is private under {own}; audited under {relation}, {note}")
+
+
+def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)) -> LibraryTarget:
+    """An audit target for a diffprivlib mechanism object (``.randomise(value)``): one query
+    answer that moves by at most the mechanism's `sensitivity`; claim (ε, δ) from its fields."""
+    sensitivity = float(mechanism_object.sensitivity)
+    epsilon, delta = float(mechanism_object.epsilon), float(getattr(mechanism_object, "delta", 0.0))
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        mechanism_object._rng = np.random.RandomState(int(rng.integers(2**31 - 1)))  # diffprivlib 0.6's generator
+        value = float(np.asarray(dataset, dtype=float)[0])
+        return np.array([mechanism_object.randomise(value) for _ in range(size)])
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return batch(dataset, 1, rng)[0]
+
+    mechanism = per_call(release, batch=batch)
+    mechanism.name = f"diffprivlib.mechanisms.{type(mechanism_object).__name__}"
+    claim = ApproxDP(epsilon, delta) if delta > 0 else PureDP(epsilon)
+    domain = Domain(low=answers_range[0], high=answers_range[1], min_size=1, max_size=1, relation="linf", sensitivity=sensitivity)
+    return LibraryTarget(mechanism, claim, domain, f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta")
