@@ -24,6 +24,7 @@ EXPERIMENTS = [
     ("dpsniper_side_by_side", "python benchmarks/dpsniper_side_by_side.py", "estimate_epsilon beside DP-Sniper, audits beside StatDP, on their configurations"),
     ("one_run", "python benchmarks/one_run.py", "paper 003, Figures 6–8: one-run audits against the truth"),
     ("training_runs", "python benchmarks/training_runs.py", "paper 003, Figures 9–10, and papers 000/001: auditing DP-SGD"),
+    ("libraries", "python benchmarks/libraries.py", "issue 17: DP libraries through the adapters (configs/libraries.toml)"),
     ("tightness", "python benchmarks/tightness.py", "ε lower bound / true ε against samples"),
     ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from dpfuzz.errors import ConfigError, DPFuzzError
+from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, unknown_keys
@@ -51,17 +51,19 @@ from dpfuzz.validation import check_choice, unknown_keys
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
 _TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", *SETTING_KEYS)
-_TARGET_KEYS = ("entry", "mechanism", "params", "claim", "domain", "truth", "tester", "catalogue", "name")
+_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name")
 TRUTHS = ("satisfies", "violates")
 
 
 @dataclass(frozen=True)
 class Target:
-    """What to audit: a catalogue entry with parameters, or a user's mechanism with its claim."""
+    """What to audit: a catalogue entry with parameters, a user's mechanism with its claim, or a
+    library release (`library`: a function returning a `dpfuzz.adapters.LibraryTarget`)."""
 
     name: str
     entry: str | None = None
     mechanism: str | None = None
+    library: str | None = None
     params: dict = field(default_factory=dict)
     claim: dict | None = None
     domain: dict | None = None
@@ -76,6 +78,9 @@ class Target:
 
         if self.entry is not None:
             resolved = resolve(self.entry, params=self.params)
+        elif self.library is not None:  # the library's claim and domain unless the config overrides them
+            claim = claim_from_dict(self.claim) if self.claim else None
+            resolved = resolve(self.library, params=self.params, claim=claim, domain=Domain(**self.domain) if self.domain else None)
         else:
             claim = claim_from_dict(self.claim)
             domain = Domain(**(self.domain or {}))
@@ -123,8 +128,8 @@ class AuditSpec:
         """A ``dpfuzz audit`` command line that reruns this audit alone."""
         import shlex
 
-        parts = ["dpfuzz", "audit", self.target.entry or self.target.mechanism]
-        if self.target.entry is None:
+        parts = ["dpfuzz", "audit", self.target.entry or self.target.mechanism or self.target.library]
+        if self.target.mechanism is not None:
             parts += [f"--{name}={value}" for name, value in target.claim.to_dict().items() if name != "type"]
             for name, value in (self.target.domain or {}).items():
                 parts.append(f"--{name.replace('_', '-')}={value}")
@@ -211,13 +216,13 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             continue
         if raw.get("catalogue"):
             targets.extend(catalogue_targets())
-        elif ("entry" in raw) == ("mechanism" in raw):
-            problems.append(f"{where}: give exactly one of 'entry', 'mechanism' or 'catalogue = true'")
+        elif sum(key in raw for key in ("entry", "mechanism", "library")) != 1:
+            problems.append(f"{where}: give exactly one of 'entry', 'mechanism', 'library' or 'catalogue = true'")
         elif "mechanism" in raw and "claim" not in raw:
             problems.append(f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim = {{ type = \"PureDP\", epsilon = 1.0 }}")
         else:
-            name = raw.get("name") or raw.get("entry") or raw["mechanism"]
-            fields = {key: raw[key] for key in ("entry", "mechanism", "claim", "domain", "truth", "tester") if key in raw}
+            name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
+            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester") if key in raw}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if not targets and not problems:
         targets = catalogue_targets()
@@ -267,6 +272,8 @@ def validate(config: CampaignConfig, source: str = "the campaign config", proble
             resolved = target.build()
             if tester not in ("entry", "auto"):
                 make_tester(tester, resolved.claim)
+        except LibraryMissing:  # not a config problem: the audit is skipped when it runs
+            continue
         except DPFuzzError as error:
             problems.append(str(error) if str(error).startswith(target.name) else f"{target.name}: {error}")
     seen: dict[str, AuditSpec] = {}
@@ -305,6 +312,9 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         claim = target.claim
         summary.update(claim=claim.describe(), claim_type=type(claim).__name__, claimed_epsilon=getattr(claim, "epsilon", None), truth=target.truth, tester=tester)
         report = audit(target.mechanism, claim, target.domain, spec.audit_settings(tester))
+    except LibraryMissing as error:
+        summary.update(claim="?", claimed_epsilon=None)
+        return spec.key, {**summary, "outcome": "skipped", "error": str(error), "seconds": time.perf_counter() - start}, None
     except DPFuzzError as error:
         summary.setdefault("claim", "?")
         summary.setdefault("claimed_epsilon", None)

@@ -21,7 +21,7 @@ import re
 FAILING = ("missed", "false alarm", "refuted", "error")
 _COLOURS = {
     "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
-    "error": "#9a6700",
+    "error": "#9a6700", "skipped": "#57606a",
 }
 
 

@@ -28,3 +28,7 @@ class UnsupportedOutputError(InvalidArgument):
 
 class MechanismError(DPFuzzError):
     """The mechanism under audit raised, or returned something that is not a sample array."""
+
+
+class LibraryMissing(DPFuzzError):
+    """A library an audit target needs (an adapter's) is not installed; campaigns skip the target."""

@@ -102,18 +102,24 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
             None if truth is None else ("satisfies" if truth else "violates"),
             value.tester,
         )
+    from dpfuzz.adapters import LibraryTarget
+
+    if isinstance(value, LibraryTarget):  # a library release: its claim and domain come with it
+        return Resolved(label, value.mechanism, claim or value.claim, domain or value.domain)
     if isinstance(value, Domain) or not callable(value):
         raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
-    if claim is None:
-        if not {"epsilon", "mu", "rho"} & set(claimed):
-            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha), --mu or --rho.")
-        claim = claim_from_parameters(**claimed)
     if is_mechanism(value):
         if params:
             raise ConfigError(f"{label} is a mechanism, not a factory: it takes no parameters, got {sorted(params)}.")
         mechanism = value
     else:
         mechanism = value(**_factory_arguments(value, label, claimed, params))
+        if isinstance(mechanism, LibraryTarget):
+            return Resolved(label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain)
+    if claim is None:
+        if not {"epsilon", "mu", "rho"} & set(claimed):
+            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha), --mu or --rho.")
+        claim = claim_from_parameters(**claimed)
     return Resolved(label, mechanism, claim, domain or Domain())
 
 

@@ -101,3 +101,28 @@ def test_diffprivlib_laplace_is_refuted_in_float_arithmetic_only(diffprivlib):
     assert not target.audit(seed=0, budget="quick").violated
     floating = target.audit(seed=0, budget="quick", arithmetic="float")
     assert floating.violated and floating.verification.tester == "float_bits"
+
+
+def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch):
+    from dpfuzz.campaign import Target, load_config, run_audit, AuditSpec
+
+    (tmp_path / "missing_library.py").write_text(
+        "from dpfuzz.adapters.standard import _library\n"
+        "def release():\n    _library('no_such_dp_library', 'nothing')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = tmp_path / "libraries.toml"
+    config.write_text('[[target]]\nlibrary = "missing_library:release"\nname = "absent"\n')
+    (target,) = load_config(config).targets
+    assert target == Target(name="absent", library="missing_library:release")
+    spec = AuditSpec(target, "entry", "random", 0, "quick", {})
+    _, summary, report = run_audit(spec)
+    assert summary["outcome"] == "skipped" and "pip install" in summary["error"] and report is None
+
+
+def test_library_releases_resolve_from_the_command_line(dp, capsys):
+    from dpfuzz.cli import main
+
+    assert main(["audit", "dpfuzz.adapters.standard:opendp_sum", "--param", "mechanism=\"gaussian\"", "--budget", "quick",
+                 "--max-draws", "100000", "--seed", "0"]) == 0
+    assert "zCDP" in capsys.readouterr().out

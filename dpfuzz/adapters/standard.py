@@ -1,0 +1,72 @@
+"""Standard releases of each DP library, for `configs/libraries.toml`: each a function of
+keyword parameters returning a `LibraryTarget`, importing its library on call (a missing library
+raises `LibraryMissing`, and a campaign skips that target with the message).
+
+Correct releases carry the library's own claim and convention; the misuse cases are marked in
+the config with ``truth = "violates"`` and say here what is wrong.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from dpfuzz.adapters import LibraryTarget
+from dpfuzz.errors import LibraryMissing
+
+
+def _library(module: str, extra: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise LibraryMissing(f"{module} is not installed: pip install \"dpfuzz[{extra}]\" ({error}).") from error
+
+
+def _opendp():
+    dp = _library("opendp.prelude", "opendp")
+    dp.enable_features("contrib")
+    return dp
+
+
+# -- OpenDP -------------------------------------------------------------------------------------
+def opendp_sum(mechanism: str = "laplace", scale: float = 2.0, relation: str = "add_remove", max_size: int = 5) -> LibraryTarget:
+    """A clamped float sum on [−1, 1] with Laplace (ε-DP) or Gaussian (ρ-zCDP) noise, fast path."""
+    from dpfuzz.adapters.opendp import opendp_target
+
+    dp = _opendp()
+    summed = (dp.vector_domain(dp.atom_domain(bounds=(-1.0, 1.0))), dp.symmetric_distance()) >> dp.t.then_sum()
+    noise_domain = (dp.vector_domain(dp.atom_domain(T=float, nan=False)),)
+    if mechanism == "laplace":
+        measurement = summed >> dp.m.then_laplace(scale=scale)
+        noise = dp.m.make_laplace(*noise_domain, dp.l1_distance(T=float), scale=scale)
+    else:
+        measurement = summed >> dp.m.then_gaussian(scale=scale)
+        noise = dp.m.make_gaussian(*noise_domain, dp.l2_distance(T=float), scale=scale)
+    return opendp_target(measurement, relation=relation, max_size=max_size, transformation=summed, noise=noise)
+
+
+def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
+    """A count with (integer) Laplace noise, one call per release."""
+    from dpfuzz.adapters.opendp import opendp_target
+
+    dp = _opendp()
+    counted = (dp.vector_domain(dp.atom_domain(bounds=(0, 1))), dp.symmetric_distance()) >> dp.t.then_count()
+    return opendp_target(counted >> dp.m.then_laplace(scale=scale), max_size=max_size)
+
+
+# -- diffprivlib --------------------------------------------------------------------------------
+def diffprivlib_tool_release(tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments) -> LibraryTarget:
+    """`diffprivlib.tools.<tool>` on records in [0, 1]; `relation="add_remove"` for the mean is
+    the misuse: it divides by the actual n, which add/remove reveals."""
+    from dpfuzz.adapters.diffprivlib import diffprivlib_tool
+
+    diffprivlib = _library("diffprivlib", "diffprivlib")
+    return diffprivlib_tool(getattr(diffprivlib.tools, tool), epsilon=epsilon, bounds=(0.0, 1.0), relation=relation,
+                            max_size=5, **arguments)
+
+
+def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
+    """`diffprivlib.mechanisms.Laplace` with sensitivity 1 (correct in real arithmetic)."""
+    from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism
+
+    diffprivlib = _library("diffprivlib", "diffprivlib")
+    return diffprivlib_mechanism(diffprivlib.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0))
