@@ -384,6 +384,8 @@ class _Progress:
         text = f"{summary['target']}: {summary['outcome']}"
         if epsilon is not None:
             text += f", ε ≥ {epsilon:.3g}" + ("" if claimed is None else f" (claim {claimed:.3g})")
+        if summary.get("error"):
+            text += f": {summary['error']}"
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:
