@@ -113,8 +113,14 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
             raise ConfigError(f"{label} is a mechanism, not a factory: it takes no parameters, got {sorted(params)}.")
         mechanism = value
     else:
-        mechanism = value(**_factory_arguments(value, label, claimed, params))
-        if isinstance(mechanism, LibraryTarget):
+        claim_given = claim is not None or {"epsilon", "mu", "rho"} & set(claimed)
+        try:
+            mechanism = value(**_factory_arguments(value, label, claimed, params))
+        except ConfigError:
+            if claim_given:
+                raise
+            mechanism = None  # a factory that needs the claim's parameters: the claim is what is missing
+        if isinstance(mechanism, LibraryTarget):  # a library release: its claim and domain come with it
             return Resolved(label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain)
     if claim is None:
         if not {"epsilon", "mu", "rho"} & set(claimed):
