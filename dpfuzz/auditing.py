@@ -415,6 +415,6 @@ def _profile(samples: tuple, beta: float) -> dict | None:
     of the verdict."""
     from dpfuzz.profiles import privacy_profile
 
-    if not samples or samples[0].ndim > 2 or samples[0].size != len(samples[0]) or len(samples[0]) < PROFILE_MIN_SAMPLES:
+    if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < PROFILE_MIN_SAMPLES:
         return None
     return privacy_profile(samples[0].ravel(), samples[1].ravel(), beta=beta).to_dict()

@@ -22,9 +22,7 @@ audit), under the assumption that scores of distinct examples are independent dr
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
@@ -144,8 +142,7 @@ def privacy_profile(samples0, samples1, *, epsilons=None, beta: float = 0.05, bi
     train1, test1 = split_halves(np.asarray(samples1))
     binning = HistogramTester(bins=bins).fit_binning(train0, train1)
     profile = profile_on_bins(binning, test0, test1, epsilons, beta)
-    p_hat = binning.counts(np.ravel(test0)) / len(test0)
-    q_hat = binning.counts(np.ravel(test1)) / len(test1)
+    p_hat, q_hat = profile.p_hat, profile.q_hat
     order = np.argsort(-binning.scores, kind="stable")  # largest training likelihood ratio first
     alphas = np.r_[0.0, np.minimum(np.cumsum(q_hat[order]) + profile.slack_q, 1.0), 1.0]
     type2 = np.r_[1.0, np.maximum(1.0 - np.cumsum(p_hat[order]) + profile.slack_p, 0.0), 0.0]
@@ -160,12 +157,9 @@ def privacy_profile(samples0, samples1, *, epsilons=None, beta: float = 0.05, bi
 
 
 def mu_from_tv(tv: float) -> float:
-    """μ with TV(N(0, 1), N(μ, 1)) = 2Φ(μ/2) − 1 = tv (paper 001, §5); ∞ for tv = 1."""
-    if tv <= 0:
-        return 0.0
-    if tv >= 1:
-        return math.inf
-    return 2.0 * NormalDist().inv_cdf((1.0 + tv) / 2.0)
+    """μ with TV(N(0, 1), N(μ, 1)) = 2Φ(μ/2) − 1 = tv (paper 001, §5); ∞ for tv = 1. The best
+    guess of a fair bit errs with probability (1 − TV)/2, so this is `GaussianDP.mu_from_error`."""
+    return GaussianDP.mu_from_error((1.0 - tv) / 2.0)
 
 
 def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

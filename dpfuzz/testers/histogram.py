@@ -29,7 +29,7 @@ from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
-from dpfuzz.testers.hockey_stick import HockeyStickTester, _gammas
+from dpfuzz.testers.hockey_stick import HockeyStickTester
 from dpfuzz.validation import check_choice
 
 MAX_BINS = 10_000
@@ -78,6 +78,8 @@ class PrivacyProfile:
     bins: int
     slack_p: float
     slack_q: float
+    p_hat: np.ndarray  # held-out bin frequencies of P and Q
+    q_hat: np.ndarray
 
     def to_dict(self) -> dict:
         return {"epsilons": self.epsilons.tolist(), "deltas": self.deltas.tolist(), "beta": self.beta, "bins": self.bins}
@@ -139,9 +141,12 @@ class HistogramTester(HockeyStickTester):
             return binning
         objective = self._selection_objective(claim, beta, binning.bins, eval_size)
         features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
-        gammas = _gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
-        interval, _ = best_interval(binning(features0), binning(features1), objective, gammas)
+        interval, _ = best_interval(binning(features0), binning(features1), objective, self.gammas(claim))
         return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)
+
+    def gammas(self, claim: Claim) -> list[float]:
+        """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their grid."""
+        return super().gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
 
     def evaluate(self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float) -> TestResult:
         if isinstance(fitted, ScoreEvent):
@@ -192,7 +197,7 @@ def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> Pr
     gammas = np.exp(epsilons)[:, None]
     empirical = np.clip(p_hat[None, :] - gammas * q_hat[None, :], 0, None).sum(axis=1)
     deltas = empirical - slack_p - gammas[:, 0] * slack_q
-    return PrivacyProfile(epsilons, deltas, beta, k, slack_p, slack_q)
+    return PrivacyProfile(epsilons, deltas, beta, k, slack_p, slack_q, p_hat, q_hat)
 
 
 def _values(samples: np.ndarray, name: str) -> np.ndarray:

@@ -85,12 +85,19 @@ class HockeyStickTester(Tester):
         beta = check_beta(beta)
         x0, x1 = paired_matrices(train0, train1)
         objective = self._selection_objective(claim, beta, len(x0) + len(x1), eval_size)
-        gammas = _gammas(claim)
+        gammas = self.gammas(claim)
         if x0.shape[1] == 1:
             event = ScoreEvent(OutputValue(), best_interval(x0[:, 0], x1[:, 0], objective, gammas)[0])
         else:
             event = self._fit_scored_event(x0, x1, objective, gammas, rng)
         return self.choose_epsilon(event, x0, x1, claim, beta, eval_size)
+
+    def gammas(self, claim: Claim) -> list[float]:
+        """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
+        across a privacy-profile claim's ε grid."""
+        if isinstance(claim, ProfileClaim):
+            return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
+        return [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
 
     def choose_epsilon(self, event: ScoreEvent, x0, x1, claim: Claim, beta: float, eval_size: int | None) -> ScoreEvent:
         """For a privacy-profile claim (μ-GDP, ρ-zCDP): the ε on the claim's grid at which the
@@ -257,14 +264,6 @@ class HockeyStickTester(Tester):
             return p_lo - math.exp(claim.epsilon) * q_hi
 
         return objective
-
-
-def _gammas(claim: Claim) -> list[float]:
-    """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
-    across a privacy-profile claim's ε grid."""
-    if isinstance(claim, ProfileClaim):
-        return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
-    return [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
 
 
 def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None:
