@@ -32,7 +32,8 @@ EXPERIMENTS = [
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
-PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib"]
+PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib",
+            "opendp", "diffprivlib", "python-dp", "opacus", "torch"]
 
 
 def machine() -> str:

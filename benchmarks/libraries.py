@@ -4,8 +4,8 @@ audited with the library's own claim and convention, and the documented misuses 
     python benchmarks/libraries.py           # the config's settings (default budget, ≤ 100 s each)
     python benchmarks/libraries.py --quick   # quick budget, 20,000 draws each (CI)
 
-Also the float-level check: diffprivlib's and OpenDP's float Laplace releases audited with
-``arithmetic="float"``. Writes benchmarks/results/libraries.md.
+Also the float-level check: diffprivlib's, OpenDP's and python-dp's float Laplace releases
+(python-dp: its mechanism and its BoundedSum) audited with ``arithmetic="float"``. Writes benchmarks/results/libraries.md.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+
+import numpy as np
 
 from results_table import environment, write
 
@@ -28,7 +30,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="quick budget, 20,000 draws per audit")
     args = parser.parse_args()
     config = load_config(CONFIG)
-    rows = []
+    rows, times, verdicts = [], [], []
     for spec in config.audits():
         settings = spec.audit_settings(spec.target.tester or "auto")
         if args.quick:
@@ -42,11 +44,13 @@ def main() -> None:
         report = audit(target.mechanism, target.claim, target.domain, settings)
         seconds = time.perf_counter() - start
         verdict = outcome(target.truth, report.violated)
+        times.append(seconds)
+        verdicts.append(verdict)
         bound = "—" if report.epsilon_lower_bound is None else f"{report.epsilon_lower_bound:.3g}"
         rows.append(f"| {spec.target.name} | {target.claim.describe()} | {verdict} | {bound} | {report.draws:,} | "
                     f"{report.draws / seconds:,.0f} | {seconds:.1f} |")
     floats = []
-    for name in ("diffprivlib_laplace", "opendp_sum"):
+    for name in ("diffprivlib_laplace", "opendp_sum", "pydp_laplace", "pydp_release"):
         try:
             from dpfuzz.adapters import standard
 
@@ -65,6 +69,10 @@ def main() -> None:
         "| target | claim read from the library | verdict | ε ≥ | draws | draws/s | s |",
         "|---|---|---|---:|---:|---:|---:|",
         *rows,
+        "",
+        f"{len(times)} audits: median {np.median(times):.1f} s, longest {max(times):.1f} s; "
+        f"{sum(v in ('ok', 'caught') for v in verdicts)} with their documented verdict, "
+        f"{verdicts.count('false alarm')} false alarms, {verdicts.count('missed')} missed." if times else "No library installed.",
         "",
         "Float-level audits (`arithmetic=\"float\"`: float bit patterns beside the audit's tester, β/2 each):",
         "",

@@ -189,7 +189,7 @@ def load_config(path: str | Path | None) -> CampaignConfig:
     else:
         try:
             data = tomllib.loads(Path(path).read_text())
-        except FileNotFoundError as error:
+        except FileNotFoundError:
             raise ConfigError(f"config file {str(path)!r} does not exist.") from None
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"config file {str(path)!r} is not valid TOML: {error}") from None

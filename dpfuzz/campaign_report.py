@@ -109,6 +109,7 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         if failure["outcome"] == "refuted":
             detail += " (declare truth = \"violates\" if this is a known bug)"
         lines.append(f"- **{failure['outcome']}**: {failure['target']}: {detail}")
+    lines += [f"- skipped: {s['target']}: {s.get('error', '')}" for s in summaries if s.get("outcome") == "skipped"]
     lines += [
         "",
         "| " + " | ".join(_HEADER) + " |",

@@ -186,6 +186,15 @@ class GaussianDP(ProfileClaim):
         """min_a (a + G_μ(a))/2 = Φ(−μ/2): the smallest error of guessing a fair secret bit."""
         return _NORMAL.cdf(-self.mu / 2)
 
+    @classmethod
+    def from_epsilon(cls, epsilon: float, delta: float) -> "GaussianDP":
+        """The μ-GDP whose ε at `delta` is `epsilon` (bisection: ε_μ(δ) increases with μ)."""
+        low, high = 1e-3, 100.0
+        for _ in range(80):
+            middle = (low + high) / 2
+            low, high = (middle, high) if cls(middle).epsilon_at(delta) < epsilon else (low, middle)
+        return cls(low)
+
     @staticmethod
     def mu_from_error(error: float) -> float:
         """The μ whose error floor is `error` (inverse of `error_floor`; 0 for error ≥ 1/2)."""
@@ -223,6 +232,24 @@ class ZeroConcentratedDP(ProfileClaim):
             log_delta = (alpha - 1) * (alpha * rho - epsilon) - math.log(alpha) + (alpha - 1) * math.log1p(-1 / alpha)
             best = log_delta if index == 0 else min(best, log_delta)
         return min(1.0, math.exp(best))
+
+
+def group_claim(claim: Claim, k: int) -> Claim:
+    """The claim for datasets k neighbouring steps apart (group privacy): kε-DP; (kε,
+    δ·Σ_{i<k} e^{iε})-DP (Vadhan 2017, Lemma 2.2, summed exactly); kμ-GDP (Dong, Roth & Su 2022,
+    Thm 2.14); k²ρ-zCDP (Bun & Steinke 2016, Prop. 1.9). Rényi DP has no such simple form."""
+    if isinstance(claim, PureDP):
+        return PureDP(k * claim.epsilon)
+    if isinstance(claim, ApproxDP):
+        delta = claim.delta * sum(math.exp(i * claim.epsilon) for i in range(k))
+        if delta >= 1.0:
+            raise InvalidArgument(f"{claim.describe()} says nothing about groups of {k}: their δ would be {delta:.3g} ≥ 1.")
+        return ApproxDP(k * claim.epsilon, delta)
+    if isinstance(claim, GaussianDP):
+        return GaussianDP(k * claim.mu)
+    if isinstance(claim, ZeroConcentratedDP):
+        return ZeroConcentratedDP(k * k * claim.rho)
+    raise InvalidArgument(f"dpfuzz converts pure, approximate, Gaussian and zero-concentrated claims to groups, not {claim.describe()}.")
 
 
 CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP)}

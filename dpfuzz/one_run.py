@@ -36,7 +36,7 @@ import numpy as np
 from scipy import stats
 
 from dpfuzz.claims import ApproxDP, Claim, GaussianDP
-from dpfuzz.errors import InvalidArgument, MechanismError, UnsupportedClaimError
+from dpfuzz.errors import MechanismError, UnsupportedClaimError
 from dpfuzz.testers.base import check_beta
 from dpfuzz.testers.bounds import clopper_pearson_upper
 from dpfuzz.validation import check_choice, check_int, check_number

@@ -4,7 +4,8 @@ Full-batch steps: each step releases p_t = (1/B) Σ_i clip_C(∇ℓ_i(θ_t)) + N
 updates θ_{t+1} = θ_t − η p_t; B is a public normaliser (the largest dataset size), so under
 add/remove one record moves the sum by at most C and every step is a Gaussian mechanism with
 noise multiplier σ. T steps compose to exactly √T/σ-GDP (Dong, Roth & Su 2022, Cor. 3.3); the
-claim states its (ε, δ) from dp-accounting's PLD accountant at δ = 10⁻⁵.
+claim states its (ε, δ) from dp-accounting's PLD accountant at δ = 10⁻⁵, or with
+``guarantee="gdp"`` the √T/σ-GDP itself.
 
 Bugs (`bug=`):
 * ``"scale_before_clip"``: Σ_i clip_C(∇ℓ_i / B) + noise — the 1/B moves inside the clipping
@@ -104,13 +105,9 @@ def accountant_epsilon(noise_multiplier: float, steps: int, delta: float = DELTA
 
 
 def noise_for_epsilon(epsilon: float, steps: int, delta: float = DELTA) -> float:
-    """The noise multiplier whose `steps` full-batch steps are (ε, δ)-DP: σ = √T/μ with μ-GDP
-    at (ε, δ), μ found by bisection (μ-GDP's ε(δ) increases with μ)."""
-    low, high = 1e-3, 100.0
-    for _ in range(80):
-        middle = (low + high) / 2
-        low, high = (middle, high) if GaussianDP(middle).epsilon_at(delta) < epsilon else (low, middle)
-    return math.sqrt(steps) / low
+    """The noise multiplier whose `steps` full-batch steps are (ε, δ)-DP: σ = √T/μ with the μ-GDP
+    that is (ε, δ)-DP."""
+    return math.sqrt(steps) / GaussianDP.from_epsilon(epsilon, delta).mu
 
 
 BUG_NOTES = {
@@ -120,8 +117,17 @@ BUG_NOTES = {
 }
 
 
+def dpsgd_claim(noise_multiplier: float, steps: int, release: str, guarantee: str):
+    """The accountant's (ε, δ = 10⁻⁵), or (``guarantee="gdp"``) the exact √T/σ-GDP."""
+    if guarantee == "gdp":
+        return GaussianDP(math.sqrt(steps) / noise_multiplier)
+    if guarantee != "approx":
+        raise InvalidArgument(f"guarantee must be 'approx' or 'gdp', got {guarantee!r}.")
+    return ApproxDP(accountant_epsilon(noise_multiplier, steps), DELTA)
+
+
 def _truth(bug: str | None):
-    def truth(noise_multiplier: float, steps: int, release: str) -> Truth:
+    def truth(noise_multiplier: float, steps: int, release: str, guarantee: str) -> Truth:
         if bug is None:
             return Truth(True, accountant_epsilon(noise_multiplier, steps), "Gaussian steps, dp-accounting PLD (exact: √T/σ-GDP)")
         if bug == "last_step_noiseless":
@@ -139,14 +145,14 @@ def _entry(name: str, bug: str | None, description: str) -> CatalogueEntry:
     return CatalogueEntry(
         name=name,
         family="dpsgd",
-        build=lambda noise_multiplier, steps, release: dpsgd(noise_multiplier, steps, release, bug),
+        build=lambda noise_multiplier, steps, release, guarantee: dpsgd(noise_multiplier, steps, release, bug),
         claim_type=ApproxDP,
-        defaults={"noise_multiplier": 2.0, "steps": 3, "release": "white_box"},
+        defaults={"noise_multiplier": 2.0, "steps": 3, "release": "white_box", "guarantee": "approx"},
         domain_spec=Domain(low=-1.0, high=1.0, dim=DIM, min_size=0, max_size=MAX_SIZE, relation="add_remove"),
         truth_spec=_truth(bug),
         witness_spec=DatasetPair(np.zeros((0, DIM)), np.ones((1, DIM))),
         description=description,
-        claim_spec=lambda noise_multiplier, steps, release: ApproxDP(accountant_epsilon(noise_multiplier, steps), DELTA),
+        claim_spec=dpsgd_claim,
         tester="hockey_stick",
     )
 

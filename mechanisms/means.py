@@ -15,7 +15,8 @@ Gaussian analogues (each half of the budget a Gaussian mechanism of sensitivity 
 σ = √(2 ln(1.25/(δ/2))) / (ε/2), so (ε/2, δ/2) each — Dwork & Roth Thm A.1, valid for ε/2 < 1):
 * DPGaussianMean      (ΣX + N(0, σ²)) / max(1e−12, n + N(0, σ²)) — (ε, δ)-DP by composition and
   post-processing; its Rényi claim (``guarantee="renyi"``) is the RDP of the two Gaussian
-  releases from dp-accounting's RDP accountant.
+  releases from dp-accounting's RDP accountant; exactly, (ΣX, n) + N(0, σ²I) is a Gaussian
+  mechanism of ℓ2 sensitivity √2: √2/σ-GDP (``"gdp"``) and 1/σ²-zCDP (``"zcdp"``).
 * NonDPGaussianMean1  ΣX/n + N(0, σ²)/n and NonDPGaussianMean2  ΣX/n + N(0, σ²)/ñ: the two
   bugs again; both violate the (ε, δ) and the Rényi claim.
 
@@ -29,7 +30,7 @@ import math
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, PureDP, RenyiDP
+from dpfuzz.claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
 from ._checks import positive
@@ -117,12 +118,20 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
 
 
 def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: float):
-    """(ε, δ) as stated, or the RDP at α of the two Gaussian releases (dp-accounting, RDP accountant)."""
+    """(ε, δ) as stated; the RDP at α of the two Gaussian releases (dp-accounting, RDP
+    accountant); or what the two releases (sum, n) are exactly, a Gaussian mechanism of ℓ2
+    sensitivity √2 under add/remove of a record in [0, 1]: √2/σ-GDP (``"gdp"``) and
+    1/σ²-zCDP (``"zcdp"``), kept by the division (post-processing)."""
+    sigma = gaussian_sigma(epsilon, delta)
     if guarantee == "approx":
         return ApproxDP(epsilon, delta)
-    if guarantee != "renyi":
-        raise InvalidArgument(f"guarantee must be 'approx' or 'renyi', got {guarantee!r}.")
-    return renyi_claim(gaussian_steps(gaussian_sigma(epsilon, delta), 2), alpha)
+    if guarantee == "renyi":
+        return renyi_claim(gaussian_steps(sigma, 2), alpha)
+    if guarantee == "gdp":
+        return GaussianDP(math.sqrt(2) / sigma)
+    if guarantee == "zcdp":
+        return ZeroConcentratedDP(1 / sigma**2)
+    raise InvalidArgument(f"guarantee must be 'approx', 'renyi', 'gdp' or 'zcdp', got {guarantee!r}.")
 
 
 def gaussian_mean(kind: str, epsilon: float, delta: float, guarantee: str, alpha: float):
@@ -159,8 +168,10 @@ def _gaussian_entry(name: str, kind: str, truth, witness, description: str, guar
 
 
 def _bug2_truth(epsilon: float, delta: float, guarantee: str, alpha: float) -> Truth:
-    if guarantee == "renyi":
+    if guarantee in ("renyi", "zcdp"):  # 1/σ²-zCDP claims R_2 ≤ 2/σ², the α = 2 RDP claim's value
         return Truth(False, None, "mean uses the true n; R_2 ≥ 0.066 certified against the claimed 0.020")
+    if guarantee == "gdp":
+        return Truth(False, None, "mean uses the true n; its √2/σ-GDP profile refuted at 95% on seeds 0–4 (quick budget)")
     if epsilon <= 0.5:
         return Truth(False, None, "mean uses the true n; certified at ε = 0.5, δ = 1e-5 with 10^6 samples")
     return Truth(None, None, "no violation of (ε, δ) found for ε > 0.5 at 10^6 samples; unknown")

@@ -118,6 +118,10 @@ def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch
     spec = AuditSpec(target, "entry", "random", 0, "quick", {})
     _, summary, report = run_audit(spec)
     assert summary["outcome"] == "skipped" and "pip install" in summary["error"] and report is None
+    from dpfuzz.campaign_report import markdown
+
+    page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [{**summary, "key": spec.key}])
+    assert "- skipped: absent: no_such_dp_library is not installed: pip install" in page
 
 
 def test_library_releases_resolve_from_the_command_line(dp, capsys):
@@ -126,3 +130,144 @@ def test_library_releases_resolve_from_the_command_line(dp, capsys):
     assert main(["audit", "dpfuzz.adapters.standard:opendp_sum", "--param", "mechanism=\"gaussian\"", "--budget", "quick",
                  "--max-draws", "100000", "--seed", "0"]) == 0
     assert "zCDP" in capsys.readouterr().out
+
+
+@pytest.fixture
+def pydp():
+    return pytest.importorskip("pydp")
+
+
+def test_pydp_claims_and_units_are_read_from_the_library(pydp):
+    from pydp.algorithms.laplacian import BoundedSum, Count
+    from pydp.algorithms.numerical_mechanisms import GaussianMechanism
+
+    from dpfuzz.adapters.pydp import pydp_algorithm, pydp_mechanism
+
+    summed = pydp_algorithm(BoundedSum, epsilon=0.5, delta=1e-6, bounds=(-1.0, 1.0))
+    assert summed.claim == ApproxDP(0.5, 1e-6) and summed.domain.relation.name == "add_remove"
+    # a substitution is a removal and an addition: group privacy of 2, (2ε, (1 + e^ε)δ)
+    substitute = pydp_algorithm(BoundedSum, epsilon=0.5, delta=1e-6, bounds=(-1.0, 1.0), relation="substitute")
+    assert substitute.claim.epsilon == 1.0 and substitute.claim.delta == pytest.approx(1e-6 * (1 + np.exp(0.5)))
+    assert "group of 2" in substitute.convention
+    # a privacy unit of 2 records: neighbours are 2 records apart
+    assert pydp_algorithm(BoundedSum, epsilon=1.0, linf_sensitivity=2).domain.distance == 2
+    with pytest.raises(InvalidArgument, match="takes no delta"):
+        pydp_algorithm(Count, epsilon=1.0, delta=1e-6)
+    with pytest.raises(InvalidArgument, match="not \\['bound'\\]"):
+        pydp_algorithm(BoundedSum, epsilon=1.0, bound=3)
+    gaussian = pydp_mechanism(GaussianMechanism(1.0, 1e-5, 2.0))
+    assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
+
+
+def test_a_correct_pydp_release_is_not_flagged_and_a_misused_mechanism_is(pydp):
+    # python-dp's generator cannot be seeded, so these audits draw differently on every run:
+    # β = 10⁻³ bounds the chance that the correct release is flagged on some run by 0.1%, and
+    # the misuse (true ε = 2 against the claimed 1) is refuted with far more power than needed.
+    from pydp.algorithms.laplacian import BoundedSum
+
+    from dpfuzz.adapters.pydp import pydp_algorithm
+    from dpfuzz.adapters.standard import pydp_laplace
+
+    correct = pydp_algorithm(BoundedSum, epsilon=1.0, bounds=(-1.0, 1.0), max_size=3).audit(seed=0, budget="quick", beta=1e-3)
+    assert not correct.violated and not correct.reproducible
+    misused = pydp_laplace(query_sensitivity=2.0)
+    assert "misuse" in misused.convention
+    report = misused.audit(seed=0, budget="quick", beta=1e-3)
+    assert report.violated and 1.0 < report.epsilon_lower_bound <= 2.0
+
+
+@pytest.mark.slow  # 1.7·10^6 releases at ≈ 250,000 per second
+def test_pydp_laplace_is_not_refuted_in_float_arithmetic(pydp):
+    # python-dp snaps its noise to a power-of-two grid: the float bit patterns carry no leak
+    # diffprivlib's do (test above). Unseedable: β = 10⁻³ as in the test above.
+    from dpfuzz.adapters.standard import pydp_laplace
+
+    report = pydp_laplace().audit(seed=0, arithmetic="float", beta=1e-3)
+    assert not report.violated and report.draws > 10**6
+
+
+@pytest.fixture
+def opacus():
+    pytest.importorskip("torch")
+    return pytest.importorskip("opacus")
+
+
+def small_model():
+    import torch
+
+    model = torch.nn.Linear(2, 1)
+    for parameter in model.parameters():
+        torch.nn.init.zeros_(parameter)
+    return model
+
+
+def test_opacus_claim_comes_from_its_accountant_and_the_convention_is_enforced(opacus):
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_claim, opacus_dpsgd
+
+    domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
+    target = opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, steps=3)
+    assert target.claim == opacus_claim(1.0, 1.0, 3) and target.claim.delta == 1e-5
+    # one full-batch step is the Gaussian mechanism, 1-GDP: the PRV accountant is within 1% of its ε
+    from dpfuzz import GaussianDP
+
+    assert opacus_claim(1.0, 1.0, 1).epsilon == pytest.approx(GaussianDP(1.0).epsilon_at(1e-5), rel=0.01)
+    with pytest.raises(InvalidArgument, match="add_remove or substitute"):
+        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1,
+                     domain=Domain(low=-1.0, high=1.0, min_size=2, max_size=2, relation="linf"))
+    with pytest.raises(InvalidArgument, match="release"):
+        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, release="weights")
+
+
+def test_opacus_fast_path_draws_what_a_training_run_draws(opacus):
+    # The fast path (clip once, Opacus' noise for a whole batch) against one real DPOptimizer
+    # step per draw, seeded: a Kolmogorov–Smirnov test per parameter at level 10⁻³ (Bonferroni
+    # over 3 parameters keeps a correct fast path's failure chance below 0.3%); noise of the
+    # wrong scale (e.g. not divided by the batch size) gives p-values near 0.
+    from scipy.stats import ks_2samp
+
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
+    target = opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain)
+    dataset, rng = np.array([[1.0, -1.0], [0.5, 0.5]]), np.random.default_rng(0)
+    fast = target.mechanism(dataset, 3000, rng)
+    per_call = np.array([target.mechanism.function(dataset, rng) for _ in range(1000)])
+    assert fast.shape == (3000, 3) and per_call.shape == (1000, 3)
+    assert min(ks_2samp(fast[:, j], per_call[:, j]).pvalue for j in range(3)) > 1e-3
+    # the update's size: one step of lr·(clipped gradient sum + noise)/B, noise σC/B = 0.025
+    assert per_call.std(axis=0) == pytest.approx([0.025] * 3, rel=0.1)
+
+
+def test_opacus_step_is_not_flagged_and_half_its_noise_is_refuted(opacus):
+    from dpfuzz.adapters.standard import opacus_step
+
+    assert not opacus_step().audit(seed=0, budget="quick").violated
+    misused = opacus_step(optimizer_noise_multiplier=0.5)
+    report = misused.audit(seed=0, budget="quick")
+    assert "misuse" in misused.convention and report.violated and report.epsilon_lower_bound > misused.claim.epsilon
+
+
+@pytest.mark.slow  # training runs one by one (≈ 500 per second)
+def test_opacus_noiseless_last_step_is_refuted_white_box(opacus):
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    domain = Domain(low=-1.0, high=1.0, dim=2, max_size=2)
+    target = opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, steps=2,
+                          release="gradients", noiseless_last_step=True)
+    report = target.audit(seed=0, budget="quick", max_draws=30_000)
+    assert report.violated and report.reproducible
+
+
+def test_opacus_one_run_audit_is_tight_and_refutes_half_the_noise(opacus):
+    from dpfuzz import audit_one_run
+    from dpfuzz.adapters.opacus import opacus_one_run
+
+    correct = opacus_one_run(1.0, 4, as_gdp=True)  # √4/1 = 2-GDP: the accountant read as GDP
+    assert correct.claim.mu == pytest.approx(2.0, rel=0.01)
+    report = audit_one_run(correct, correct.claim, canaries=1000, seed=0)
+    assert not report.violated and report.mu_lower_bound > 0.8 * correct.claim.mu
+    half = opacus_one_run(1.0, 4, as_gdp=True, optimizer_noise_multiplier=0.5)
+    assert audit_one_run(half, half.claim, canaries=1000, seed=0).violated

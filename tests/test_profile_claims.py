@@ -76,3 +76,39 @@ def test_claims_from_flags_and_configs(tmp_path, capsys, monkeypatch):
     assert main([*arguments, "--mu", "0.5"]) == 1
     assert "0.5-GDP" in capsys.readouterr().out
     assert not math.isnan(GaussianDP(30.0).epsilon_at(1e-5))
+
+
+def test_group_claims():
+    from dpfuzz.claims import ApproxDP, PureDP, RenyiDP, group_claim
+
+    assert group_claim(PureDP(0.5), 3) == PureDP(1.5)
+    # (ε, δ) for 2 steps: (2ε, δ + e^ε δ), the sum of the chain's slack (Vadhan 2017, Lemma 2.2)
+    pair = group_claim(ApproxDP(1.0, 1e-6), 2)
+    assert pair.epsilon == 2.0 and pair.delta == pytest.approx(1e-6 * (1 + math.e))
+    # N(0, 1) against N(2μ, 1) is exactly 2μ-GDP; ρ-zCDP's Rényi bound ρα scales with the squared shift
+    assert group_claim(GaussianDP(0.7), 2) == GaussianDP(1.4)
+    assert group_claim(ZeroConcentratedDP(0.5), 2) == ZeroConcentratedDP(2.0)
+    with pytest.raises(InvalidArgument, match="Rényi|RDP|groups"):
+        group_claim(RenyiDP(2.0, 1.0), 2)
+    with pytest.raises(InvalidArgument, match="says nothing"):
+        group_claim(ApproxDP(3.0, 0.1), 2)
+
+
+def test_gaussian_dp_from_epsilon_inverts_epsilon_at():
+    for mu in (0.3, 1.0, 2.5):
+        epsilon = GaussianDP(mu).epsilon_at(1e-5)
+        assert GaussianDP.from_epsilon(epsilon, 1e-5).mu == pytest.approx(mu, rel=1e-6)
+
+
+@pytest.mark.parametrize("name, guarantee", [
+    ("DPGaussianMean", "gdp"), ("DPGaussianMean", "zcdp"), ("NonDPGaussianMean1", "gdp"),
+    ("NonDPGaussianMean2", "zcdp"), ("DPSGD", "gdp"), ("DPSGDWrongBatch", "gdp"),
+])
+def test_catalogue_gaussian_entries_state_gdp_and_zcdp_claims(name, guarantee):
+    from dpfuzz.catalogue import entry
+
+    chosen = entry(name)
+    claim = chosen.claim(guarantee=guarantee)
+    assert isinstance(claim, GaussianDP if guarantee == "gdp" else ZeroConcentratedDP)
+    report = audit(chosen(guarantee=guarantee), claim, chosen.domain(guarantee=guarantee), seed=0, budget="quick")
+    assert report.violated == (not chosen.truth(guarantee=guarantee).satisfies)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpfuzz.claims import Claim
+import numpy as np
+
+from dpfuzz.claims import ApproxDP, Claim, PureDP, group_claim
 from dpfuzz.datasets import Domain
 
 
@@ -27,3 +29,36 @@ class LibraryTarget:
         from dpfuzz.auditing import audit
 
         return audit(self.mechanism, self.claim, self.domain, **options)
+
+
+def claim_under(claim: Claim, own: str, relation: str) -> tuple[Claim, str]:
+    """The library's `claim`, made under its `own` relation, read for the audited `relation`,
+    and a sentence saying how: a substitution is one removal and one addition, so an add/remove
+    claim converts by group privacy of 2 (`group_claim`); no claim under add/remove follows from
+    one under substitution, so that audit keeps the claim as given and is a misuse to test."""
+    if relation == own:
+        return claim, f"audited under its own {own}"
+    if (own, relation) == ("add_remove", "substitute"):
+        converted = group_claim(claim, 2)
+        return converted, f"audited under substitute: {claim.describe()} for a group of 2 is {converted.describe()}"
+    return claim, f"audited under {relation}, not its own {own}: no claim follows, {claim.describe()} is kept as a misuse to test"
+
+
+def stated_claim(epsilon: float, delta: float) -> ApproxDP:
+    """A library's (ε, δ) arguments as a claim: pure when δ = 0."""
+    return ApproxDP(float(epsilon), float(delta)) if delta > 0 else PureDP(float(epsilon))
+
+
+def noisy_answer_target(batch, *, name: str, claim: Claim, answers_range: tuple[float, float], sensitivity: float,
+                        convention: str) -> LibraryTarget:
+    """A target for a library mechanism that adds noise to one query answer: ``batch(dataset, size,
+    rng)`` releases `size` noisy copies of ``dataset[0]``; answers move by at most `sensitivity`."""
+    from dpfuzz.mechanism import per_call
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return batch(dataset, 1, rng)[0]
+
+    mechanism = per_call(release, batch=batch)
+    mechanism.name = name
+    domain = Domain(low=answers_range[0], high=answers_range[1], min_size=1, max_size=1, relation="linf", sensitivity=sensitivity)
+    return LibraryTarget(mechanism, claim, domain, convention)

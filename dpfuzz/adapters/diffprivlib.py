@@ -5,7 +5,8 @@ diffprivlib states its claim as the `epsilon` (and `delta`) argument of each cal
 neighbouring conventions differ by tool: `tools.mean`, `var` and `std` divide by the actual n,
 which is only private when n is public, i.e. under substitution; `tools.sum`, `count_nonzero`
 and `histogram` are private under add/remove. `diffprivlib_tool` audits each under its own
-convention unless `relation` says otherwise (a misuse dpfuzz then refutes for the means).
+convention unless `relation` says otherwise: an add/remove claim audited under substitute
+becomes 2ε (group privacy); a mean audited under add/remove keeps ε, a misuse dpfuzz refutes.
 Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
 answer: audited as answers moving by at most their `sensitivity`.
 
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget
-from dpfuzz.claims import ApproxDP, PureDP
+from dpfuzz.adapters import LibraryTarget, claim_under, noisy_answer_target, stated_claim
+from dpfuzz.claims import PureDP
 from dpfuzz.datasets import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
@@ -51,8 +52,8 @@ def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], r
     mechanism = per_call(release)
     mechanism.name = f"diffprivlib.tools.{name}"
     domain = Domain(low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation)
-    note = "its own" if relation == own else f"not its own ({own}): a misuse to test"
-    return LibraryTarget(mechanism, PureDP(epsilon), domain, f"tools.{name} is private under {own}; audited under {relation}, {note}")
+    claim, how = claim_under(PureDP(epsilon), own, relation)
+    return LibraryTarget(mechanism, claim, domain, f"tools.{name} is private under {own}; {how}")
 
 
 def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)) -> LibraryTarget:
@@ -66,11 +67,6 @@ def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float
         value = float(np.asarray(dataset, dtype=float)[0])
         return np.array([mechanism_object.randomise(value) for _ in range(size)])
 
-    def release(dataset: np.ndarray, rng: np.random.Generator):
-        return batch(dataset, 1, rng)[0]
-
-    mechanism = per_call(release, batch=batch)
-    mechanism.name = f"diffprivlib.mechanisms.{type(mechanism_object).__name__}"
-    claim = ApproxDP(epsilon, delta) if delta > 0 else PureDP(epsilon)
-    domain = Domain(low=answers_range[0], high=answers_range[1], min_size=1, max_size=1, relation="linf", sensitivity=sensitivity)
-    return LibraryTarget(mechanism, claim, domain, f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta")
+    return noisy_answer_target(batch, name=f"diffprivlib.mechanisms.{type(mechanism_object).__name__}",
+                               claim=stated_claim(epsilon, delta), answers_range=answers_range, sensitivity=sensitivity,
+                               convention=f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta")

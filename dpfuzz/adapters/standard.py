@@ -70,3 +70,41 @@ def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
 
     diffprivlib = _library("diffprivlib", "diffprivlib")
     return diffprivlib_mechanism(diffprivlib.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0))
+
+
+# -- python-dp ----------------------------------------------------------------------------------
+def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove") -> LibraryTarget:
+    """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5 records."""
+    from dpfuzz.adapters.pydp import pydp_algorithm
+
+    laplacian = _library("pydp.algorithms.laplacian", "pydp")
+    if algorithm == "Count":
+        return pydp_algorithm(laplacian.Count, epsilon=epsilon, bounds=(0, 1), dtype="int", relation=relation, max_size=5)
+    return pydp_algorithm(getattr(laplacian, algorithm), epsilon=epsilon, bounds=(-1.0, 1.0), relation=relation, max_size=5)
+
+
+def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -> LibraryTarget:
+    """`pydp`'s `LaplaceMechanism` told sensitivity 1; `query_sensitivity = 2` is the misuse of
+    a query that moves by 2 (a sum of records in [−1, 1] under substitution)."""
+    from dpfuzz.adapters.pydp import pydp_mechanism
+
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms", "pydp")
+    return pydp_mechanism(mechanisms.LaplaceMechanism(epsilon, 1.0), sensitivity=query_sensitivity)
+
+
+# -- Opacus -------------------------------------------------------------------------------------
+def opacus_step(noise_multiplier: float = 1.0, optimizer_noise_multiplier: float | None = None) -> LibraryTarget:
+    """One full-batch DP-SGD step in Opacus: logistic regression (zero initial weights) on up to 4
+    records in [−1, 1]^2 labelled 1, C = 0.1, releasing the parameters; the claim from Opacus' PRV
+    accountant at δ = 10⁻⁵. `optimizer_noise_multiplier = noise_multiplier / 2` is the misuse."""
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+    from dpfuzz.datasets import Domain
+
+    torch = _library("torch", "opacus")
+    _library("opacus", "opacus")
+    model = torch.nn.Linear(2, 1)
+    for parameter in model.parameters():
+        torch.nn.init.zeros_(parameter)
+    return opacus_dpsgd(model, noise_multiplier=noise_multiplier, max_grad_norm=0.1,
+                        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
+                        optimizer_noise_multiplier=optimizer_noise_multiplier)

@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves

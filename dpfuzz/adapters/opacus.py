@@ -1,0 +1,192 @@
+"""Opacus DP-SGD as audit targets (``pip install "dpfuzz[opacus]"``: opacus 1.6 on torch 2.13's
+CPU build).
+
+Opacus states its claim through an accountant (``"prv"``, its `PrivacyEngine`'s default,
+``"rdp"`` or ``"gdp"``), told the noise multiplier, the sample rate and the number of steps;
+`opacus_dpsgd` asks that accountant for ε at `delta`. Its convention is one example added or
+removed (the accountants analyse Poisson sampling under add/remove); ``relation="substitute"``
+reads the claim for a group of 2. The mechanism is Opacus' own: `GradSampleModule` for per-example
+gradients, `DPOptimizer` for clipping, noise and the 1/B scaling (B public: `batch_size`, by
+default the largest dataset), then the wrapped SGD step, all from the model's fixed initial
+parameters. It releases the parameters after `steps` steps (``release="parameters"``) or every
+step's noisy gradient (``"gradients"``, white-box).
+
+Two misuses Opacus' API lets a user make are parameters: ``optimizer_noise_multiplier`` (the
+optimizer adds other noise than the accountant was told) and ``noiseless_last_step``. The clipping
+and batch-size bugs of the numpy catalogue (`dpfuzz.catalogue.dpsgd`) cannot be written through
+`DPOptimizer`, which clips the per-example gradients it computed and scales noise and sum alike.
+
+Sampling: one training run per draw, seeded through a `torch.Generator` (Poisson sampling through
+the audit's generator), so audits are reproducible. Fast path (one full-batch step of plain SGD,
+the usual audit of a step): the optimizer clips and sums once per dataset, and Opacus' own noise
+function (`opacus.optimizers.optimizer._generate_noise`, pinned with the extra) draws a whole
+batch of noise at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+
+from dpfuzz.adapters import LibraryTarget, claim_under
+from dpfuzz.claims import ApproxDP, GaussianDP
+from dpfuzz.datasets import Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import per_call
+from dpfuzz.validation import check_choice
+
+
+def opacus_claim(noise_multiplier: float, sample_rate: float, steps: int, accountant: str = "prv",
+                 delta: float = 1e-5) -> ApproxDP:
+    """(ε, δ) from an Opacus accountant stepped `steps` times at (noise_multiplier, sample_rate)."""
+    from opacus.accountants import create_accountant
+
+    check_choice("accountant", accountant, ("prv", "rdp", "gdp"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the GDP accountant warns that it is experimental
+        book = create_accountant(accountant)
+        for _ in range(steps):
+            book.step(noise_multiplier=noise_multiplier, sample_rate=sample_rate)
+        return ApproxDP(float(book.get_epsilon(delta)), delta)
+
+
+def labelled_one(dataset: np.ndarray):
+    """Records as feature rows, every label 1 (the default `to_batch`)."""
+    import torch
+
+    features = torch.as_tensor(np.asarray(dataset, dtype=np.float32))
+    return features, torch.ones((len(features), 1))
+
+
+def opacus_dpsgd(
+    model, *, noise_multiplier: float, max_grad_norm: float, domain: Domain, learning_rate: float = 1.0,
+    steps: int = 1, sample_rate: float = 1.0, batch_size: float | None = None, loss=None, to_batch=labelled_one,
+    accountant: str = "prv", delta: float = 1e-5, release: str = "parameters",
+    optimizer_noise_multiplier: float | None = None, noiseless_last_step: bool = False,
+) -> LibraryTarget:
+    """An audit target for DP-SGD on the torch `model` (module docstring). `domain` gives the
+    records (``to_batch(dataset) -> (inputs, targets)`` turns a dataset into tensors; default:
+    feature rows labelled 1, `loss` default ``BCEWithLogitsLoss``); its relation must be
+    add/remove (Opacus' own) or substitute."""
+    import torch
+
+    check_choice("release", release, ("parameters", "gradients"))
+    relation = domain.relation.name
+    if relation not in ("add_remove", "substitute"):
+        raise InvalidArgument(f"Opacus' privacy unit is one example: audit it under add_remove or substitute, got {relation!r}.")
+    if not 0.0 < sample_rate <= 1.0:
+        raise InvalidArgument(f"sample_rate must be in (0, 1], got {sample_rate!r}.")
+    claim, how = claim_under(opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta), "add_remove", relation)
+    used_noise = noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+    expected_batch = float(batch_size if batch_size is not None else domain.max_size * sample_rate)
+    loss = loss if loss is not None else torch.nn.BCEWithLogitsLoss()
+    initial = copy.deepcopy(model)
+
+    def train(dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        optimizer, module = _private(initial, used_noise, max_grad_norm, expected_batch, learning_rate,
+                                     torch.Generator().manual_seed(int(rng.integers(2**62))))
+        inputs, targets = to_batch(dataset)
+        released = []
+        for step in range(steps):
+            if noiseless_last_step and step == steps - 1:
+                optimizer.noise_multiplier = 0.0
+            chosen = torch.as_tensor(rng.random(len(inputs)) < sample_rate) if sample_rate < 1.0 else slice(None)
+            optimizer.zero_grad()
+            _backward(module, loss, inputs[chosen], targets[chosen])
+            optimizer.step()
+            released.append(_flat([parameter.grad for parameter in module.parameters()]))
+        return np.concatenate(released) if release == "gradients" else _flat(list(module.parameters()))
+
+    def one_step_batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        from opacus.optimizers.optimizer import _generate_noise
+
+        optimizer, module = _private(initial, used_noise, max_grad_norm, expected_batch, learning_rate, None)
+        inputs, targets = to_batch(dataset)
+        optimizer.zero_grad()
+        _backward(module, loss, inputs, targets)
+        optimizer.clip_and_accumulate()  # Opacus' per-example clipping, summed into p.summed_grad
+        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        noise_std = 0.0 if noiseless_last_step else optimizer.noise_multiplier * optimizer.max_grad_norm
+        columns = []
+        with torch.no_grad():
+            for parameter in module.parameters():
+                noise = _generate_noise(std=noise_std, reference=torch.empty((size, *parameter.shape)), generator=generator)
+                gradient = (parameter.summed_grad + noise) / optimizer.expected_batch_size  # add_noise, scale_grad
+                columns.append((gradient if release == "gradients" else parameter - learning_rate * gradient).reshape(size, -1))
+        return torch.cat(columns, dim=1).numpy().astype(float)
+
+    fast = steps == 1 and sample_rate == 1.0
+    mechanism = per_call(train, batch=one_step_batch if fast else None)
+    mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {used_noise:g})"
+    stated = f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps} step(s)"
+    if used_noise != noise_multiplier:
+        stated += f"; the optimizer adds σ = {used_noise:g}: a misuse to test"
+    return LibraryTarget(mechanism, claim, domain, f"one example added or removed; {how}; {stated}")
+
+
+def opacus_one_run(noise_multiplier: float, steps: int, *, max_grad_norm: float = 0.1, learning_rate: float = 0.5,
+                   accountant: str = "prv", delta: float = 1e-5, optimizer_noise_multiplier: float | None = None,
+                   as_gdp: bool = False):
+    """``run(included, rng) -> scores`` for `dpfuzz.audit_one_run`: white-box full-batch DP-SGD in
+    Opacus on scikit-learn's breast-cancer data with one Dirac canary per extra input coordinate
+    (paper 003 §5.2; the numpy twin is `dpfuzz.catalogue.dpsgd.dpsgd_one_run`). Canary i is the
+    input 10·e_{30+i} labelled 0, whose gradient (≈ 5) Opacus clips to C on its own coordinate; its
+    score is that coordinate of the released noisy gradients, summed over the steps. ``run.claim``
+    is the accountant's (ε, δ) for (σ, q = 1, steps), or with `as_gdp` the μ-GDP that has that ε
+    at δ (full-batch Gaussian steps are exactly √T/σ-GDP, which the accountant approximates):
+    one run can refute a GDP claim by its error rate, an (ε, δ) claim at large ε hardly."""
+    import torch
+
+    from dpfuzz.catalogue.dpsgd import breast_cancer
+
+    features, labels = breast_cancer()
+    used_noise = noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+
+    def run(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        m, (n, d) = len(included), features.shape
+        canaries = np.zeros((int(included.sum()), d + m))
+        canaries[np.arange(len(canaries)), d + np.flatnonzero(included)] = 10.0
+        inputs = torch.as_tensor(np.vstack([np.hstack([features, np.zeros((n, m))]), canaries]), dtype=torch.float32)
+        targets = torch.as_tensor(np.concatenate([labels, np.zeros(len(canaries))]), dtype=torch.float32)[:, None]
+        model = torch.nn.Linear(d + m, 1, bias=False)
+        torch.nn.init.zeros_(model.weight)
+        optimizer, module = _private(model, used_noise, max_grad_norm, n + m, learning_rate,
+                                     torch.Generator().manual_seed(int(rng.integers(2**62))))
+        scores = np.zeros(m)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            _backward(module, torch.nn.BCEWithLogitsLoss(), inputs, targets)
+            optimizer.step()
+            scores += module._module.weight.grad[0, d:].detach().numpy()
+        return scores
+
+    claim = opacus_claim(noise_multiplier, 1.0, steps, accountant, delta)
+    run.claim = GaussianDP.from_epsilon(claim.epsilon, delta) if as_gdp else claim
+    return run
+
+
+def _private(model, noise_multiplier: float, max_grad_norm: float, expected_batch: float, learning_rate: float, generator):
+    """A fresh copy of `model` made private by hand, as `PrivacyEngine.make_private` does but with
+    a public expected batch size (Opacus' own is len(dataset) × q, which add/remove would reveal)."""
+    import torch
+    from opacus import GradSampleModule
+    from opacus.optimizers import DPOptimizer
+
+    module = GradSampleModule(copy.deepcopy(model))
+    optimizer = DPOptimizer(torch.optim.SGD(module.parameters(), lr=learning_rate), noise_multiplier=noise_multiplier,
+                            max_grad_norm=max_grad_norm, expected_batch_size=expected_batch, generator=generator)
+    return optimizer, module
+
+
+def _backward(module, loss, inputs, targets) -> None:
+    """Per-example gradients of `loss`, without torch's warning that Opacus' hooks fire on inputs
+    that need no gradient (records are data, not parameters)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Full backward hook is firing")
+        loss(module(inputs), targets).backward()
+
+
+def _flat(tensors) -> np.ndarray:
+    return np.concatenate([tensor.detach().reshape(-1).numpy().astype(float) for tensor in tensors])

@@ -1,0 +1,83 @@
+"""Google's differential-privacy library for Python (python-dp 1.1, imported as ``pydp``) as
+audit targets (``pip install "dpfuzz[pydp]"``).
+
+python-dp states its claim as the `epsilon` (and `delta`) of each algorithm object, with one
+privacy unit contributing at most `linf_sensitivity` records (default 1): its convention is
+that unit added or removed. `pydp_algorithm` audits that, with datasets `linf_sensitivity`
+records apart; ``relation="substitute"`` is the explicit other choice and reads the claim for a
+group of 2 (`dpfuzz.adapters.claim_under`). Numerical mechanisms (`LaplaceMechanism`,
+`GaussianMechanism`, ``.add_noise(value)``) release a noisy query answer: audited as answers
+moving by at most their sensitivity, or by the query's true `sensitivity` where the caller
+gives it (a mechanism told too small a sensitivity is the classic misuse).
+
+Sampling: one algorithm object per release (python-dp's rule: an object answers once), ≈ 10^5
+releases per second through Python calls. Its generator cannot be seeded, so audits are valid
+but not bit-reproducible, and the report says so. Its noise is snapped to a power-of-two grid
+(Mironov 2012's defence), which float-level audits (``arithmetic="float"``) check.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from dpfuzz.adapters import LibraryTarget, claim_under, noisy_answer_target, stated_claim
+from dpfuzz.datasets import Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import per_call
+
+
+def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tuple[float, float] = (0.0, 1.0),
+                   dtype: str = "float", relation: str = "add_remove", min_size: int = 0, max_size: int = 10,
+                   **arguments) -> LibraryTarget:
+    """An audit target for a python-dp algorithm class (e.g. ``pydp.algorithms.laplacian.BoundedSum``),
+    built per release as ``algorithm(epsilon=…, delta=…, lower_bound=…, upper_bound=…, dtype=…,
+    **arguments)`` and answering ``quick_result(list(dataset))``; records lie in `bounds`."""
+    accepted = set(inspect.signature(algorithm.__init__).parameters)
+    options = {"epsilon": epsilon, "dtype": dtype, **arguments}
+    if "delta" in accepted:
+        options["delta"] = delta
+    elif delta:
+        raise InvalidArgument(f"{algorithm.__name__} takes no delta (it is ε-DP), got delta={delta!r}.")
+    if "lower_bound" in accepted:
+        options.update(lower_bound=bounds[0], upper_bound=bounds[1])
+    unknown = set(options) - accepted
+    if unknown:
+        raise InvalidArgument(f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}.")
+    example = algorithm(**options)  # the claim and the privacy unit, read from the library's object
+    claim, how = claim_under(stated_claim(example.epsilon, example.delta), "add_remove", relation)
+    unit = int(example.linf_sensitivity)
+    cast = int if dtype == "int" else float
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return float(algorithm(**options).quick_result([cast(value) for value in np.asarray(dataset).tolist()]))
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        records = [cast(value) for value in np.asarray(dataset).tolist()]
+        return np.array([algorithm(**options).quick_result(records) for _ in range(size)], dtype=float)
+
+    mechanism = per_call(release, batch=batch)
+    mechanism.name = f"pydp {algorithm.__name__}"
+    domain = Domain(low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation,
+                    distance=unit, dtype=dtype)
+    return LibraryTarget(mechanism, claim, domain,
+                         f"{algorithm.__name__}: a privacy unit of {unit} record(s) added or removed; {how}")
+
+
+def pydp_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0),
+                   sensitivity: float | None = None) -> LibraryTarget:
+    """An audit target for a python-dp numerical mechanism (``.add_noise(value)``): one query answer
+    moving by at most `sensitivity` (default: the mechanism's own); claim (ε, δ) from its fields."""
+    own = float(getattr(mechanism_object, "sensitivity", None) or mechanism_object.l2_sensitivity)
+    moved = own if sensitivity is None else float(sensitivity)
+    epsilon, delta = float(mechanism_object.epsilon), float(getattr(mechanism_object, "delta", 0.0))
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        value = float(np.asarray(dataset, dtype=float)[0])
+        return np.array([mechanism_object.add_noise(value) for _ in range(size)], dtype=float)
+
+    note = "its own" if moved == own else f"the query's, not the {own:g} the mechanism was told: a misuse to test"
+    return noisy_answer_target(batch, name=f"pydp {type(mechanism_object).__name__}", claim=stated_claim(epsilon, delta),
+                               answers_range=answers_range, sensitivity=moved,
+                               convention=f"one answer moving by ≤ {moved:g} ({note}); claim from its epsilon, delta")
