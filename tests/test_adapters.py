@@ -215,6 +215,8 @@ def test_opacus_claim_comes_from_its_accountant_and_the_convention_is_enforced(o
     with pytest.raises(InvalidArgument, match="add_remove or substitute"):
         opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1,
                      domain=Domain(low=-1.0, high=1.0, min_size=2, max_size=2, relation="linf"))
+    with pytest.raises(InvalidArgument, match="dim="):
+        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=Domain(low=-1.0, high=1.0, max_size=4))
     with pytest.raises(InvalidArgument, match="release"):
         opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, release="weights")
 

@@ -76,6 +76,9 @@ def opacus_dpsgd(
     relation = domain.relation.name
     if relation not in ("add_remove", "substitute"):
         raise InvalidArgument(f"Opacus' privacy unit is one example: audit it under add_remove or substitute, got {relation!r}.")
+    if to_batch is labelled_one and domain.dim is None:
+        raise InvalidArgument("the default to_batch feeds each record to the model as a feature row: give the domain "
+                              "vector records, Domain(dim=<the model's input size>, ...), or pass to_batch=.")
     if not 0.0 < sample_rate <= 1.0:
         raise InvalidArgument(f"sample_rate must be in (0, 1], got {sample_rate!r}.")
     claim, how = claim_under(opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta), "add_remove", relation)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 
 from dpfuzz.adapters import LibraryTarget
-from dpfuzz.errors import LibraryMissing
+from dpfuzz.errors import InvalidArgument, LibraryMissing
+from dpfuzz.validation import did_you_mean
 
 
 def _library(module: str, extra: str):
@@ -80,6 +81,9 @@ def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: 
     laplacian = _library("pydp.algorithms.laplacian", "pydp")
     if algorithm == "Count":
         return pydp_algorithm(laplacian.Count, epsilon=epsilon, bounds=(0, 1), dtype="int", relation=relation, max_size=5)
+    choices = ("BoundedSum", "BoundedMean", "BoundedVariance", "BoundedStandardDeviation", "Max", "Min", "Median")
+    if algorithm not in choices:
+        raise InvalidArgument(f"algorithm must be Count or one of {list(choices)}, got {algorithm!r}.{did_you_mean(algorithm, choices)}")
     return pydp_algorithm(getattr(laplacian, algorithm), epsilon=epsilon, bounds=(-1.0, 1.0), relation=relation, max_size=5)
 
 
