@@ -157,12 +157,13 @@ def opacus_one_run(noise_multiplier: float, steps: int, *, max_grad_norm: float 
         torch.nn.init.zeros_(model.weight)
         optimizer, module = _private(model, used_noise, max_grad_norm, n + m, learning_rate,
                                      torch.Generator().manual_seed(int(rng.integers(2**62))))
+        (weight,) = module.parameters()
         scores = np.zeros(m)
         for _ in range(steps):
             optimizer.zero_grad()
             _backward(module, torch.nn.BCEWithLogitsLoss(), inputs, targets)
             optimizer.step()
-            scores += module._module.weight.grad[0, d:].detach().numpy()
+            scores += weight.grad[0, d:].detach().numpy()
         return scores
 
     claim = opacus_claim(noise_multiplier, 1.0, steps, accountant, delta)

@@ -50,12 +50,12 @@ def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tup
     unit = int(example.linf_sensitivity)
     cast = int if dtype == "int" else float
 
-    def release(dataset: np.ndarray, rng: np.random.Generator):
-        return float(algorithm(**options).quick_result([cast(value) for value in np.asarray(dataset).tolist()]))
-
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         records = [cast(value) for value in np.asarray(dataset).tolist()]
         return np.array([algorithm(**options).quick_result(records) for _ in range(size)], dtype=float)
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return batch(dataset, 1, rng)[0]
 
     mechanism = per_call(release, batch=batch)
     mechanism.name = f"pydp {algorithm.__name__}"
