@@ -216,7 +216,10 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
 
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
     results, command = _slow_campaign(workdir)
-    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell without job control starts background jobs with SIGINT ignored, and Python keeps an
+    # ignored SIGINT ignored: restore the default so Ctrl-C reaches the CLI wherever pytest runs.
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline and not _finished_rows(results / "results.db"):
         time.sleep(0.05)
