@@ -105,7 +105,8 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         "",
     ]
     for failure in failures(summaries):
-        detail = failure.get("error") or f"{failure['claim']} refuted, ε ≥ {_eps(failure)}"
+        verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
+        detail = failure.get("error") or f"{failure['claim']} {verb}, ε ≥ {_eps(failure)}"
         if failure["outcome"] == "refuted":
             detail += " (declare truth = \"violates\" if this is a known bug)"
         lines.append(f"- **{failure['outcome']}**: {failure['target']}: {detail}")

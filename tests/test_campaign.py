@@ -298,3 +298,11 @@ def test_html_report_renders_in_a_headless_browser(workdir):
     console_errors = [line for line in result.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
     assert console_errors == []
     assert "NonDPLaplaceMean1" in dom and "http://" not in Path(page).read_text() and "https://" not in Path(page).read_text()
+
+
+def test_the_report_says_a_missed_bug_was_not_refuted():
+    from dpfuzz.campaign_report import markdown
+
+    missed = {"key": "k", "target": "Leaky", "claim": "1-DP", "truth": "violates", "outcome": "missed", "epsilon_lower_bound": 0.9}
+    page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [missed])
+    assert "- **missed**: Leaky: 1-DP not refuted, though the truth violates it, ε ≥ 0.9" in page
