@@ -64,29 +64,38 @@ def sparse_vector(
     release: str | None = None,
     release_scale: float = 0.0,
 ) -> np.ndarray:
-    """Vectorised over samples, sequential over the k queries (the cutoff makes them depend).
+    """All k comparisons at once, as (samples × k) arrays; the cutoff masks the queries after
+    the c-th ⊤. Only SVT2's threshold noise, redrawn after every ⊤, makes queries depend on each
+    other: that variant loops over the k queries.
 
     ``release``: None (codes only), ``"noisy"`` (q_i + ν_i on ⊤, SVT3) or ``"fresh"`` (q_i plus
     fresh Lap(release_scale) on ⊤, NumericalSVT).
     """
     k = len(answers)
     rho = rng.laplace(0.0, rho_scale, num_samples)
-    tops = np.zeros(num_samples, dtype=np.int64)
-    codes = np.full((num_samples, k), -1, dtype=np.int64)
-    values = np.zeros((num_samples, k))
-    for i, answer in enumerate(answers):
-        active = np.ones(num_samples, dtype=bool) if cutoff is None else tops < cutoff
-        noisy = answer + (rng.laplace(0.0, nu_scale, num_samples) if nu_scale else 0.0)
-        top = active & (noisy >= threshold + rho)
-        codes[:, i] = np.where(active, top, -1)
-        if release == "noisy":
-            values[:, i] = np.where(top, noisy, 0.0)
-        elif release == "fresh":
-            values[:, i] = np.where(top, answer + rng.laplace(0.0, release_scale, num_samples), 0.0)
-        if resample_rho:
-            rho = np.where(top, rng.laplace(0.0, rho_scale, num_samples), rho)
-        tops += top
-    return codes if release is None else np.concatenate([codes, values], axis=1)
+    if nu_scale:
+        noisy = rng.laplace(0.0, nu_scale, (num_samples, k))
+        noisy += answers
+    else:
+        noisy = np.broadcast_to(np.asarray(answers, dtype=float), (num_samples, k))
+    if resample_rho:
+        top = np.empty((num_samples, k), dtype=bool)
+        for i in range(k):
+            top[:, i] = noisy[:, i] >= threshold + rho
+            rho = np.where(top[:, i], rng.laplace(0.0, rho_scale, num_samples), rho)
+    else:
+        top = noisy >= threshold + rho[:, None]
+    codes = top.astype(np.int8)
+    if cutoff is not None:  # answered while fewer than c ⊤ came before
+        answered = np.cumsum(top, axis=1, dtype=np.int32) - top < cutoff
+        codes[~answered] = -1
+        top &= answered
+    if release is None:
+        return codes
+    if release == "fresh":
+        noisy = rng.laplace(0.0, release_scale, (num_samples, k))
+        noisy += answers
+    return np.concatenate([codes, np.where(top, noisy, 0.0)], axis=1)
 
 
 def _variant(name: str, epsilon: float, c: int) -> dict:

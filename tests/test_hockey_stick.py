@@ -219,3 +219,17 @@ def test_counts_from_chunks_certify_exactly_what_the_whole_sample_certifies():
     chunked = tester.certify_counts(event, counts[0], counts[1], claim, BETA)
     assert chunked.details == whole.details and chunked.bound == whole.bound
     assert 0 < chunked.details["count_p"] < len(test0)
+
+
+@pytest.mark.parametrize("width", [1, 4, 20])
+def test_logistic_scores_in_closed_form_equal_the_pipeline(width):
+    # classifier_score evaluates the logistic pipelines (degree-2 features up to 12 coordinates,
+    # x, x², |x| beyond) as c + x·a + xᵀQx + |x|·b; it must rank exactly as the pipeline does.
+    from dpfuzz.testers.models import classifier_score, named_model
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(5_000, width)) + rng.integers(-1, 2, size=(5_000, width))
+    labels = (rng.random(5_000) < 1 / (1 + np.exp(-(x[:, 0] ** 2 - np.abs(x[:, -1]))))).astype(int)
+    model = named_model("logistic", 0, width).fit(x, labels)
+    expected = model.decision_function(x)
+    np.testing.assert_allclose(classifier_score(model, x), expected, rtol=0, atol=1e-9 * np.abs(expected).max())

@@ -20,8 +20,11 @@ import numpy as np
 
 from dpfuzz.testers.base import as_feature_matrix
 
-# objective(k_p, k_q, n_p, n_q) -> score per candidate; larger is better.
-Objective = Callable[[np.ndarray, np.ndarray, int, int], np.ndarray]
+# objective(k_p, k_q, n_p, n_q, candidates) -> score per candidate; larger is better.
+# `candidates`: how many events the scored ones were picked among, for objectives that correct
+# for the winner's curse (`best_interval`: 1 for the nested tails, the number of cut points for
+# intervals chosen by a maximum-subarray search).
+Objective = Callable[[np.ndarray, np.ndarray, int, int, int], np.ndarray]
 
 
 class Score(Protocol):
@@ -119,7 +122,7 @@ def best_interval(
 
     # Candidates: every lower tail (cut 0, cut j) and upper tail (cut j, last cut), then the
     # best interval and interval complement for each γ, as (low cut, high cut, complement).
-    scores = [objective(below_p, below_q, n_p, n_q), objective(n_p - below_p, n_q - below_q, n_p, n_q)]
+    scores = [objective(below_p, below_q, n_p, n_q, 1), objective(n_p - below_p, n_q - below_q, n_p, n_q, 1)]
     extras = []
     for gamma in gammas:
         gain = below_p / n_p - gamma * below_q / n_q  # gain[b] − gain[a] = P̂ − γ Q̂ of (cut a, cut b)
@@ -131,7 +134,7 @@ def best_interval(
     k_p = below_p[high_x] - below_p[low_x]
     k_q = below_q[high_x] - below_q[low_x]
     scores.append(
-        objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q)
+        objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q, len(cuts))
     )
     family = int(np.argmax([np.max(score) for score in scores]))
     best = int(np.argmax(scores[family]))

@@ -139,7 +139,7 @@ class HistogramTester(HockeyStickTester):
         binning = self.fit_binning(train0, train1)
         if self.bound == "uniform":
             return binning
-        objective = self._selection_objective(claim, beta, binning.bins, eval_size)
+        objective = self._selection_objective(claim, beta, eval_size)
         features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
         interval, _ = best_interval(binning(features0), binning(features1), objective, self.gammas(claim))
         return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)

@@ -17,7 +17,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, PolynomialFeatures, StandardScaler
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.testers.events import Interval
@@ -57,17 +57,53 @@ def _row_keys(features: np.ndarray) -> np.ndarray:
 
 
 def is_discrete(features: np.ndarray) -> bool:
-    """Integer-valued outputs with few enough distinct rows to score pattern by pattern."""
+    """Integer-valued outputs with few enough distinct rows to score pattern by pattern (counted
+    on 2·10^5 rows spread over the sample: sorting all 10^7 would take seconds)."""
     if not np.all(features == np.round(features)):
         return False
-    return len(np.unique(_row_keys(features))) <= MAX_PATTERNS
+    spread = features[:: max(1, len(features) // 200_000)]
+    return len(np.unique(_row_keys(spread))) <= MAX_PATTERNS
 
 
 def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
     """A real-valued score from a fitted scikit-learn classifier (larger = more like class 1)."""
+    quadratic = _logistic_decision(model, samples)
+    if quadratic is not None:
+        return quadratic
     if hasattr(model, "decision_function"):
         return np.asarray(model.decision_function(samples), dtype=float)
     return np.asarray(model.predict_proba(samples)[:, 1], dtype=float)
+
+
+def _logistic_decision(model: object, samples: np.ndarray) -> np.ndarray | None:
+    """The decision function of a fitted `named_model("logistic")` pipeline without building its
+    features: c + x·a + xᵀQx + |x|·b, the scaler folded into the weights (5× faster than the
+    pipeline on 10 coordinates, 13× on 20, and no 66-column matrix per chunk). None for any
+    other model."""
+    if not (isinstance(model, Pipeline) and len(model.steps) == 3):
+        return None
+    expand, scaler, logistic = (step for _, step in model.steps)
+    plain_scaler = isinstance(scaler, StandardScaler) and scaler.with_mean and scaler.with_std
+    if not (plain_scaler and isinstance(logistic, LogisticRegression) and logistic.coef_.shape[0] == 1):
+        return None
+    weights = logistic.coef_[0] / scaler.scale_  # scale_ is 1 for constant features
+    constant = logistic.intercept_[0] - weights @ scaler.mean_
+    x = np.asarray(samples, dtype=float)
+    if isinstance(expand, FunctionTransformer) and expand.func is coordinate_shapes:
+        linear, square, absolute = np.split(weights, 3)
+        return constant + x @ linear + (x * x) @ square + np.abs(x) @ absolute
+    if not isinstance(expand, PolynomialFeatures) or expand.degree != 2 or expand.interaction_only:
+        return None
+    linear, quadratic = np.zeros(x.shape[1]), np.zeros((x.shape[1], x.shape[1]))
+    for weight, power in zip(weights, expand.powers_):
+        where = np.flatnonzero(power)
+        if len(where) == 0:
+            constant += weight
+        elif power.sum() == 1:
+            linear[where[0]] += weight
+        else:  # x_i² or x_i·x_j
+            quadratic[where[0], where[-1]] += weight
+    return constant + x @ linear + np.einsum("ij,ij->i", x @ quadratic, x)
 
 
 class ModelScore:
@@ -124,6 +160,8 @@ def _driving_coordinates(model: object, count: int = 3) -> list[int]:
     for _, step in model.steps[:-1]:
         if isinstance(step, PolynomialFeatures):
             powers = step.powers_
+        elif isinstance(step, FunctionTransformer) and step.func is coordinate_shapes:
+            powers = np.tile(np.eye(len(weights) // 3, dtype=int), (3, 1))  # x, x², |x| of each coordinate
         elif isinstance(step, StandardScaler):
             weights = weights * np.where(step.scale_ > 0, 1.0, 0.0)
     if powers is None:
@@ -135,16 +173,26 @@ def _driving_coordinates(model: object, count: int = 3) -> list[int]:
 
 
 # Degree-2 features for logistic regression up to this many output coordinates (beyond it the
-# number of products makes fitting slow for little gain).
+# number of products makes fitting slow for little gain; wider outputs get each coordinate's
+# square and absolute value instead).
 MAX_QUADRATIC_WIDTH = 12
 MODEL_NAMES = ("logistic", "boosting", "mlp", "patterns")
 
 
+def coordinate_shapes(features: np.ndarray) -> np.ndarray:
+    """Each coordinate x, with x² and |x|: a score quadratic and kinked in every coordinate, for
+    wide outputs (e.g. SVT3's values, zero where no value is released)."""
+    return np.hstack([features, features**2, np.abs(features)])
+
+
 def named_model(name: str, seed: int, width: int) -> object:
     """An unfitted scoring model by name: logistic, boosting, mlp or patterns."""
-    if name == "logistic":  # degree-2 features give quadratic boundaries (e.g. scale changes)
-        degree = 2 if width <= MAX_QUADRATIC_WIDTH else 1
-        return make_pipeline(PolynomialFeatures(degree), StandardScaler(), LogisticRegression(tol=1e-3, max_iter=100))
+    if name == "logistic":  # quadratic boundaries (e.g. scale changes)
+        if width <= MAX_QUADRATIC_WIDTH:
+            return make_pipeline(PolynomialFeatures(2), StandardScaler(), LogisticRegression(tol=1e-3, max_iter=100))
+        return make_pipeline(
+            FunctionTransformer(coordinate_shapes), StandardScaler(), LogisticRegression(tol=1e-3, max_iter=100)
+        )
     if name == "boosting":
         return HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=seed)
     if name == "mlp":
