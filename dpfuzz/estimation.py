@@ -97,13 +97,14 @@ def estimate_epsilon(
         finder, trials = pairs, len(pairs)
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
-    budget = max_draws - 2 * REPRODUCIBILITY_SAMPLES - PROBE_SAMPLES  # the audit's probe comes first
+    overhead = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
+    budget = max_draws - overhead
     samples = min(int((1 - VERIFY_SHARE) * budget / (2 * trials)), MAX_FIT_SAMPLES)
     verify = (budget - 2 * trials * samples) // 2
     if samples < 1_000:
         raise InvalidArgument(
             f"max_draws={max_draws:,} leaves {samples:,} outputs per dataset for each of the {trials} pairs; "
-            f"give max_draws >= {math.ceil(2_000 * trials / (1 - VERIFY_SHARE)):,}."
+            f"give max_draws >= {math.ceil(2_000 * trials / (1 - VERIFY_SHARE)) + overhead:,}."
         )
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     report = audit(
