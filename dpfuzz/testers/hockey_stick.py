@@ -242,7 +242,7 @@ class HockeyStickTester(Tester):
                 # A ratio rewards tiny events: the luckiest of the ~n intervals a maximum-subarray
                 # search compares wins on training data alone, so its bounds are Bonferroni-level
                 # over them. Nested tails need no such correction (the largest deviation over a
-                # nested family grows like √(log log n)); correcting them cost up to a third of
+                # nested family grows like √(log log n)); correcting them cost a quarter of
                 # the certified ε on discrete outputs (SVT6: 0.23 against 0.31).
                 alpha /= candidates
             if ratio_objective and eval_size is not None:
