@@ -4,7 +4,7 @@
 hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lower bound they would
 certify. Unlike a refutation audit it does not stop at the first violating pair: every pair is
 searched with the same samples (fixed sampling), and most of the budget goes to the one final
-certification (at least 60%; events are fitted on at most 3·10^6 outputs per side), because the
+certification (at least 60%; events are fitted and selected on at most 3·10^6 outputs per side), because the
 estimate is the certified bound of that one test. The false-alarm
 reasoning is the audit's (one held-out test at level β, the event selected on other samples), so
 
@@ -80,7 +80,7 @@ def estimate_epsilon(
     `domain`'s relation, or, without `domain`, under the first relation that makes every pair a
     neighbour (add/remove, substitute, ℓ∞ with sensitivity 1). `max_draws` (default 4·10^6)
     bounds all mechanism outputs: at least 60% of it goes to the final certification, and each
-    pair's event is fitted on at most 3·10^6 outputs per side.
+    pair's event is fitted and selected on at most 3·10^6 outputs per side.
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
     max_draws = DEFAULT_MAX_DRAWS if max_draws is None else check_int("max_draws", max_draws, minimum=10_000)
