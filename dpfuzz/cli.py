@@ -134,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
     estimate.add_argument("--max-draws", type=int, help="cap on all outputs drawn (default 4000000)")
+    estimate.add_argument("--max-seconds", type=float, help="time budget: pilots set the draws the time affords (--max-draws stays a cap)")
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
     estimate.add_argument("--json", type=Path, metavar="PATH", help="write the underlying audit's JSON report here")
@@ -283,8 +284,8 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
         where = witness
     with console.status("estimating") if console.is_terminal else _nothing():
         estimate = estimate_epsilon(
-            target.mechanism, where, delta=args.delta, max_draws=args.max_draws, beta=args.beta, seed=args.seed,
-            domain=target.domain if args.witness else None,
+            target.mechanism, where, delta=args.delta, max_draws=args.max_draws, max_seconds=args.max_seconds,
+            beta=args.beta, seed=args.seed, domain=target.domain if args.witness else None,
         )
     console.print(estimate.summary(), markup=False)
     if args.json is not None:

@@ -9,12 +9,18 @@ estimate is the certified bound of that one test. The false-alarm
 reasoning is the audit's (one held-out test at level β, the event selected on other samples), so
 
     P(true ε at δ < estimate) ≤ β.
+
+With a time budget (`max_seconds`) pilot estimates of growing size time the whole pipeline
+first, and the main estimate gets the draws the remaining time affords at the last one's pace.
+Only one estimate is reported, the main one (or the last pilot's, when there is no time for one
+twice its size), chosen by the clock and not by any bound, so the guarantee above holds unchanged.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,6 +40,12 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # DP-Sniper's pairs at 2.6·10^7 draws from 0.190 to 0.200 (SVT3) and 0.308 to 0.313 (SVT6).
 MAX_FIT_SAMPLES = 3_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
+# A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
+# PILOT_GROWTH up to PILOT_SHARE of the time; the main estimate planned for TIME_SHARE of the rest.
+PILOT_FACTOR = 2
+PILOT_GROWTH = 4
+PILOT_SHARE = 0.2
+TIME_SHARE = 0.7
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,7 @@ def estimate_epsilon(
     *,
     delta: float = 0.0,
     max_draws: int | None = None,
+    max_seconds: float | None = None,
     beta: float = 0.05,
     seed: int | None = None,
     domain: Domain | None = None,
@@ -80,10 +93,14 @@ def estimate_epsilon(
     `domain`'s relation, or, without `domain`, under the first relation that makes every pair a
     neighbour (add/remove, substitute, ℓ∞ with sensitivity 1). `max_draws` (default 4·10^6)
     bounds all mechanism outputs: at least 60% of it goes to the final certification, and each
-    pair's event is fitted and selected on at most 3·10^6 outputs per side.
+    pair's event is fitted and selected on at most 3·10^6 outputs per side. `max_seconds`
+    bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
+    the pace, and the estimate gets the draws the time left affords: a plan, not a hard limit
+    (not bit-reproducible; ``max_draws=result.draws, seed=result.report.seed`` reproduces it).
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
-    max_draws = DEFAULT_MAX_DRAWS if max_draws is None else check_int("max_draws", max_draws, minimum=10_000)
+    if max_draws is not None:
+        max_draws = check_int("max_draws", max_draws, minimum=10_000)
     if isinstance(target, Domain):
         domain, finder, trials = target, "random", SEARCH_TRIALS
     else:
@@ -95,6 +112,57 @@ def estimate_epsilon(
         for pair in pairs:
             domain.validate_pair(pair)
         finder, trials = pairs, len(pairs)
+
+    def run(draws: int, run_seed) -> EpsilonEstimate:
+        return _estimate(mechanism, domain, finder, trials, delta, draws, beta, run_seed)
+
+    if max_seconds is None:
+        return run(DEFAULT_MAX_DRAWS if max_draws is None else max_draws, seed)
+    max_seconds = check_number("max_seconds", max_seconds, minimum=0.0, exclusive_minimum=True)
+    started = time.perf_counter()
+    pilot_seed, main_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
+    # Pilots grow fourfold while the next would take under PILOT_SHARE of the time. The pace is
+    # extrapolated as seconds ∝ draws^k, k from the last two pilots (between 1 and 1.5): large
+    # samples cost more per draw (sorting, memory traffic; e.g. 0.24 µs per draw at 3·10^6 draws
+    # and 0.44 µs at 2.6·10^7 for a noisy max), small ones less (fixed costs of model fits).
+    draws, pilots = PILOT_FACTOR * smallest_budget(trials), []
+    while max_draws is None or draws <= max_draws:
+        pilots.append(run(draws, pilot_seed))
+        if PILOT_GROWTH * pilots[-1].seconds > PILOT_SHARE * max_seconds:
+            break
+        draws *= PILOT_GROWTH
+    if not pilots:  # max_draws below the smallest pilot
+        return _timed(run(max_draws, main_seed), started)
+    pilot = pilots[-1]
+    power = 1.0
+    if len(pilots) > 1 and pilots[-2].seconds > 0:
+        power = math.log(pilot.seconds / pilots[-2].seconds) / math.log(pilot.draws / pilots[-2].draws)
+    power = min(max(power, 1.0), 1.5)
+    left = max_seconds - (time.perf_counter() - started)
+    draws = int(pilot.draws * (TIME_SHARE * left / max(pilot.seconds, 1e-6)) ** (1 / power))
+    if max_draws is not None:
+        draws = min(draws, max_draws)
+    draws -= draws % 2  # an even budget is drawn to the last output: `draws` reproduces the estimate
+    if draws < 2 * pilot.draws:
+        return _timed(pilot, started)
+    return _timed(run(draws, main_seed), started)
+
+
+def smallest_budget(trials: int) -> int:
+    """The fewest draws `estimate_epsilon` accepts for `trials` pairs: 1,000 outputs per side to
+    fit each pair's event on, the verification share, and the audit's probe."""
+    overhead = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES
+    return math.ceil(2_000 * trials / (1 - VERIFY_SHARE)) + overhead
+
+
+def _timed(estimate: EpsilonEstimate, started: float) -> EpsilonEstimate:
+    """The estimate with the seconds of the whole call (pilot included)."""
+    return replace(estimate, seconds=time.perf_counter() - started)
+
+
+def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_draws: int, beta: float, seed) -> EpsilonEstimate:
+    """One estimate: an audit of ε = 0 at `delta` with the ε objective, fixed sampling and one
+    final certification."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
     overhead = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
@@ -104,7 +172,7 @@ def estimate_epsilon(
     if samples < 1_000:
         raise InvalidArgument(
             f"max_draws={max_draws:,} leaves {samples:,} outputs per dataset for each of the {trials} pairs; "
-            f"give max_draws >= {math.ceil(2_000 * trials / (1 - VERIFY_SHARE)) + overhead:,}."
+            f"give max_draws >= {smallest_budget(trials):,}."
         )
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     report = audit(

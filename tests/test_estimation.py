@@ -87,3 +87,17 @@ def test_the_estimate_command(tmp_path, capsys):
     assert out.startswith("ε ≥ 0.9") and "at δ = 0 for RandomizedResponse" in out
     assert json.loads(path.read_text())["seed"] == 0
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
+
+
+def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
+    # The estimate under max_seconds is one ordinary estimate (the draws chosen by the clock
+    # alone), so it stays a valid bound and reruns exactly from its seed and draw budget.
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    timed = estimate_epsilon(laplace_sum, pair, max_seconds=1.0, seed=3)
+    assert 0.9 <= timed.epsilon_lower_bound <= 1.0 and timed.draws > 100_000
+    again = estimate_epsilon(laplace_sum, pair, max_draws=timed.draws, seed=timed.report.seed)
+    assert again.epsilon_lower_bound == timed.epsilon_lower_bound and again.draws == timed.draws
+    capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=50_000, seed=3)
+    assert capped.draws <= 50_000
+    with pytest.raises(InvalidArgument, match="max_seconds"):
+        estimate_epsilon(laplace_sum, pair, max_seconds=0)

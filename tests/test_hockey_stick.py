@@ -233,3 +233,43 @@ def test_logistic_scores_in_closed_form_equal_the_pipeline(width):
     model = named_model("logistic", 0, width).fit(x, labels)
     expected = model.decision_function(x)
     np.testing.assert_allclose(classifier_score(model, x), expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_row():
+    # Counts as sample weights minimise the same weighted log-loss (and give the same weighted
+    # mean and variance) as fitting on every row, so the two logistic fits agree up to the
+    # solver's tolerance; the pattern scores agree exactly.
+    from dpfuzz.testers.models import PatternScore, classifier_score, distinct_rows, fit_weighted, named_model
+
+    rng = np.random.default_rng(13)
+    n = 40_000
+    x = rng.integers(-1, 2, size=(n, 6)).astype(float)
+    labels = (rng.random(n) < 1 / (1 + np.exp(-(x[:, 0] - x[:, 1] * x[:, 2])))).astype(int)
+    rows, row_labels, weights = distinct_rows(x, labels)
+    assert len(rows) <= 2 * 3**6 and weights.sum() == n
+    whole = named_model("logistic", 0, 6)
+    whole.steps[-1][1].set_params(tol=1e-8, max_iter=1000)
+    whole.fit(x, labels)
+    weighted = named_model("logistic", 0, 6)
+    weighted.steps[-1][1].set_params(tol=1e-8, max_iter=1000)
+    assert fit_weighted(weighted, rows, row_labels, weights)
+    np.testing.assert_allclose(classifier_score(weighted, x), classifier_score(whole, x), atol=1e-4)
+    patterns = PatternScore().fit(rows, row_labels, sample_weight=weights)
+    np.testing.assert_array_equal(patterns.decision_function(x), PatternScore().fit(x, labels).decision_function(x))
+
+
+def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():
+    from dpfuzz.testers.models import PatternScore, _row_keys, integer_layout
+
+    rng = np.random.default_rng(14)
+    x = rng.integers(-1, 2, size=(5_000, 10)).astype(float)
+    layout = integer_layout(x)
+    keys = _row_keys(x, layout)
+    # one key per distinct row, as the rows' bytes give
+    assert len(np.unique(keys)) == len(np.unique(_row_keys(x))) and keys.min() >= 0
+    assert integer_layout(x + 0.5) is None and integer_layout(np.array([[np.inf, 0.0]])) is None
+    model = PatternScore().fit(x, (rng.random(5_000) < 0.5).astype(int))
+    outside = x[:3].copy()
+    outside[0, 0], outside[1, 1], outside[2, 2] = 2.0, 0.5, -2.0  # beyond the range, not integral, below
+    np.testing.assert_array_equal(_row_keys(outside, layout), -1.0)
+    np.testing.assert_array_equal(model.decision_function(outside), 0.0)

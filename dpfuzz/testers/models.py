@@ -9,6 +9,7 @@ terms: which patterns it holds, or which output coordinates drive the classifier
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -18,6 +19,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, PolynomialFeatures, StandardScaler
+from sklearn.utils.validation import has_fit_parameter
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.testers.events import Interval
@@ -33,36 +35,87 @@ class PatternScore(ClassifierMixin, BaseEstimator):
     patterns by likelihood ratio, the Neyman–Pearson order.
     """
 
-    def fit(self, features: np.ndarray, labels: np.ndarray) -> "PatternScore":
-        keys = _row_keys(features)
+    def fit(self, features: np.ndarray, labels: np.ndarray, sample_weight: np.ndarray | None = None) -> "PatternScore":
+        self.layout_ = integer_layout(features)
+        keys = _row_keys(features, self.layout_)
         self.keys_, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         self.patterns_ = np.asarray(features, dtype=float)[first]
-        counts_p = np.bincount(inverse[labels == 1], minlength=len(self.keys_)) + 0.5
-        counts_q = np.bincount(inverse[labels == 0], minlength=len(self.keys_)) + 0.5
+        weights = np.ones(len(keys)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        positive = labels == 1
+        counts_p = np.bincount(inverse[positive], weights[positive], minlength=len(self.keys_)) + 0.5
+        counts_q = np.bincount(inverse[~positive], weights[~positive], minlength=len(self.keys_)) + 0.5
         self.scores_ = np.log(counts_p / counts_p.sum()) - np.log(counts_q / counts_q.sum())
         self.classes_ = np.array([0, 1])
         return self
 
     def decision_function(self, features: np.ndarray) -> np.ndarray:
-        keys = _row_keys(features)
+        keys = _row_keys(features, self.layout_)
         position = np.clip(np.searchsorted(self.keys_, keys), 0, len(self.keys_) - 1)
         known = self.keys_[position] == keys
         return np.where(known, self.scores_[position], 0.0)
 
 
-def _row_keys(features: np.ndarray) -> np.ndarray:
-    """One comparable scalar per row: the row's bytes as a numpy void."""
+def integer_layout(features: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(smallest, largest value) of each column when the rows are integers whose mixed-radix
+    numbers fit in a float64 exactly, else None. Sorting these numbers is far faster than sorting
+    the rows' bytes (SVT6, 10^7 outputs: 3 s of `np.unique` became 0.3 s)."""
+    features = np.asarray(features, dtype=float)
+    if features.size == 0:
+        return None
+    low, high = features.min(axis=0), features.max(axis=0)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        return None
+    if math.prod(float(span) for span in high - low + 1) >= 2**53 or not np.array_equal(features, np.floor(features)):
+        return None
+    return low, high
+
+
+def _row_keys(features: np.ndarray, layout: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """One comparable scalar per row: its mixed-radix number under `layout` (−1 for a row outside
+    the layout's ranges or not integral, matching no fitted key), else the row's bytes as a numpy void."""
+    features = np.asarray(features, dtype=float)
+    if layout is not None:
+        low, high = layout
+        keys = (features - low) @ np.cumprod(np.r_[1.0, (high - low + 1)[:-1]])
+        inside = np.all((features >= low) & (features <= high), axis=1) & (keys == np.floor(keys))
+        return np.where(inside, keys, -1.0)
     rows = np.ascontiguousarray(features, dtype=np.float64) + 0.0  # one key for 0.0 and -0.0
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+def distinct_rows(features: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The labelled sample as its distinct (row, label) pairs and their counts: fitting with
+    these counts as sample weights minimises the same loss as fitting on every row (the
+    weighted log-loss and the weighted mean and variance are sums over rows), in time that
+    does not grow with the sample (SVT6: 1,024 patterns for 10^6 outputs)."""
+    _, first, inverse = np.unique(_row_keys(features, integer_layout(features)), return_index=True, return_inverse=True)
+    counts = np.stack([np.bincount(inverse[labels == label], minlength=len(first)) for label in (1, 0)])
+    kept = counts > 0
+    rows = np.concatenate([features[first][kept[0]], features[first][kept[1]]])
+    kept_labels = np.repeat([1, 0], kept.sum(axis=1))
+    return rows, kept_labels, counts[kept].astype(float)
+
+
+def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> bool:
+    """Fit `model` with sample weights (a pipeline's every step that takes them); False, and
+    nothing fitted, when its final estimator takes none."""
+    steps = model.steps if isinstance(model, Pipeline) else [(None, model)]
+    if not has_fit_parameter(steps[-1][1], "sample_weight"):
+        return False
+    if not isinstance(model, Pipeline):
+        model.fit(features, labels, sample_weight=weights)
+        return True
+    routed = {f"{name}__sample_weight": weights for name, step in steps if has_fit_parameter(step, "sample_weight")}
+    model.fit(features, labels, **routed)
+    return True
 
 
 def is_discrete(features: np.ndarray) -> bool:
     """Integer-valued outputs with few enough distinct rows to score pattern by pattern (counted
     on 2·10^5 rows spread over the sample: sorting all 10^7 would take seconds)."""
-    if not np.all(features == np.round(features)):
-        return False
     spread = features[:: max(1, len(features) // 200_000)]
-    return len(np.unique(_row_keys(spread))) <= MAX_PATTERNS
+    layout = integer_layout(spread)
+    return layout is not None and len(np.unique(_row_keys(spread, layout))) <= MAX_PATTERNS
 
 
 def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
