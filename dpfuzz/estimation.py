@@ -40,6 +40,7 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # DP-Sniper's pairs at 2.6·10^7 draws from 0.190 to 0.200 (SVT3) and 0.308 to 0.313 (SVT6).
 MAX_FIT_SAMPLES = 3_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
+PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
 # PILOT_GROWTH up to PILOT_SHARE of the time; the main estimate planned for TIME_SHARE of the rest.
 PILOT_FACTOR = 2
@@ -151,8 +152,7 @@ def estimate_epsilon(
 def smallest_budget(trials: int) -> int:
     """The fewest draws `estimate_epsilon` accepts for `trials` pairs: 1,000 outputs per side to
     fit each pair's event on, the verification share, and the audit's probe."""
-    overhead = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES
-    return math.ceil(2_000 * trials / (1 - VERIFY_SHARE)) + overhead
+    return math.ceil(2_000 * trials / (1 - VERIFY_SHARE)) + PROBE_DRAWS
 
 
 def _timed(estimate: EpsilonEstimate, started: float) -> EpsilonEstimate:
@@ -165,8 +165,7 @@ def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_
     final certification."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
-    overhead = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
-    budget = max_draws - overhead
+    budget = max_draws - PROBE_DRAWS
     samples = min(int((1 - VERIFY_SHARE) * budget / (2 * trials)), MAX_FIT_SAMPLES)
     verify = (budget - 2 * trials * samples) // 2
     if samples < 1_000:

@@ -90,8 +90,8 @@ def distinct_rows(features: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray,
     does not grow with the sample (SVT6: 1,024 patterns for 10^6 outputs)."""
     _, first, inverse = np.unique(_row_keys(features, integer_layout(features)), return_index=True, return_inverse=True)
     counts = np.stack([np.bincount(inverse[labels == label], minlength=len(first)) for label in (1, 0)])
-    kept = counts > 0
-    rows = np.concatenate([features[first][kept[0]], features[first][kept[1]]])
+    kept, distinct = counts > 0, features[first]
+    rows = np.concatenate([distinct[kept[0]], distinct[kept[1]]])
     kept_labels = np.repeat([1, 0], kept.sum(axis=1))
     return rows, kept_labels, counts[kept].astype(float)
 
