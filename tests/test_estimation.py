@@ -63,6 +63,16 @@ def test_a_domain_is_searched_and_a_delta_is_honoured():
     estimate = estimate_epsilon(laplace_sum, Domain(max_size=3), delta=1e-3, seed=0, max_draws=1_000_000)
     assert 0.8 < estimate.epsilon_lower_bound <= 1.0 and estimate.delta == 1e-3
     Domain(max_size=3).validate_pair(estimate.pair)
+    # Two stages: a search audit chooses the pair, a second audit of that pair alone certifies;
+    # together they spend the budget, and the seed and draws reproduce both.
+    search = estimate.search
+    assert search.trials == 10 and estimate.report.trials == 1
+    assert estimate.pair in (search.candidate, search.candidate.swapped())
+    assert search.draws + estimate.report.draws == estimate.draws <= 1_000_000
+    again = estimate_epsilon(laplace_sum, Domain(max_size=3), delta=1e-3, seed=estimate.seed, max_draws=estimate.draws)
+    assert again.epsilon_lower_bound == estimate.epsilon_lower_bound and again.pair == estimate.pair
+    with pytest.raises(InvalidArgument, match="give max_draws >= 83,064"):
+        estimate_epsilon(laplace_sum, Domain(max_size=3), max_draws=50_000)
 
 
 def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
@@ -95,7 +105,7 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     timed = estimate_epsilon(laplace_sum, pair, max_seconds=1.0, seed=3)
     assert 0.9 <= timed.epsilon_lower_bound <= 1.0 and timed.draws > 100_000
-    again = estimate_epsilon(laplace_sum, pair, max_draws=timed.draws, seed=timed.report.seed)
+    again = estimate_epsilon(laplace_sum, pair, max_draws=timed.draws, seed=timed.seed)
     assert again.epsilon_lower_bound == timed.epsilon_lower_bound and again.draws == timed.draws
     capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=50_000, seed=3)
     assert capped.draws <= 50_000

@@ -273,3 +273,45 @@ def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():
     outside[0, 0], outside[1, 1], outside[2, 2] = 2.0, 0.5, -2.0  # beyond the range, not integral, below
     np.testing.assert_array_equal(_row_keys(outside, layout), -1.0)
     np.testing.assert_array_equal(model.decision_function(outside), 0.0)
+
+
+def _mixed_pair(rng, n):
+    """Mixed outputs (a 0/1 pattern column, a real value column) with a closed-form ratio: P has
+    pattern 0 or 1 with probability ½ each and value ~ Laplace(0, 1); Q has pattern 0 with
+    probability 0.4 and then value ~ Laplace(1, 1), else pattern 1 with value ~ Laplace(0, 1).
+    ln p/q is ln(1.25) + |v − 1| − |v| on pattern 0 (ln 1.25 + 1 for v ≤ 0, ln 1.25 − 1 for
+    v ≥ 1) and ln(0.5/0.6) on pattern 1."""
+    p = np.column_stack([rng.random(n) < 0.5, rng.laplace(0.0, 1.0, n)])
+    q_pattern = rng.random(n) >= 0.4
+    q = np.column_stack([q_pattern, rng.laplace(np.where(q_pattern, 0.0, 1.0), 1.0)])
+    return p.astype(float), q.astype(float)
+
+
+def test_monotone_pattern_scores_recover_the_closed_form_ratio():
+    from dpfuzz.testers.models import MonotonePatternScore, candidate_models, is_mixed
+
+    rng = np.random.default_rng(15)
+    p, q = _mixed_pair(rng, 200_000)
+    x = np.concatenate([p, q])
+    labels = np.r_[np.ones(len(p), dtype=int), np.zeros(len(q), dtype=int)]
+    assert is_mixed(x) and not is_mixed(x[:, :1]) and not is_mixed(x[:, 1:])
+    assert [type(model).__name__ for model in candidate_models("auto", x, 0)][0] == "MonotonePatternScore"
+    model = MonotonePatternScore().fit(x, labels)
+    probes = np.array([[0.0, -3.0], [0.0, -0.5], [0.0, 1.5], [0.0, 3.0], [1.0, -2.0], [1.0, 2.0]])
+    truth = np.r_[np.log(1.25) + np.array([1.0, 1.0, -1.0, -1.0]), [np.log(0.5 / 0.6)] * 2]
+    # The steps hold thousands of outputs per side where the ratio is constant (v ≤ 0 and v ≥ 1
+    # hold over 30% of each pattern's 10^5 outputs), so a step's log-ratio has a standard error
+    # of a few hundredths; 0.15 is over 3 of them.
+    np.testing.assert_allclose(model.decision_function(probes), truth, atol=0.15)
+    unseen = np.array([[2.0, 0.0]])  # a pattern absent from training scores 0
+    np.testing.assert_array_equal(model.decision_function(unseen), 0.0)
+
+
+def test_mixed_outputs_certify_with_value_ranges_and_stay_valid():
+    # The best event is pattern 0 with v ≤ 0: p = 0.25, q = 0.4 · e^{-1}/2 ≈ 0.0736, so
+    # ε = ln(0.25/0.0736) ≈ 1.22 is the most any event certifies; the bound must stay below it.
+    rng = np.random.default_rng(16)
+    p, q = _mixed_pair(rng, 100_000)
+    result = HockeyStickTester(classifier="monotone", objective="epsilon").test(p, q, PureDP(0.5), BETA, rng)
+    assert result.violated and 1.0 < result.epsilon_lower_bound <= math.log(0.25 / (0.2 * math.exp(-1)))
+    assert "with value in (" in result.event and "monotone pattern score" in result.event
