@@ -51,8 +51,9 @@ class HockeyStickTester(Tester):
     Parameters
     ----------
     classifier : how vector outputs are scored: ``"auto"`` (default: per-pattern likelihood
-        ratios for discrete outputs and logistic regression on degree-2 features), one of
-        ``"patterns"``, ``"logistic"``, ``"boosting"`` (gradient-boosted trees), ``"mlp"``, any
+        ratios for discrete outputs, monotone steps in the released value within each pattern
+        for mixed ones, and logistic regression on degree-2 features), one of ``"patterns"``,
+        ``"monotone"``, ``"logistic"``, ``"boosting"`` (gradient-boosted trees), ``"mlp"``, any
         scikit-learn classifier, or a list of these; with several, the best on held-out training
         samples is used.
     objective : how training events are ranked for (ε, δ) claims. ``"divergence"`` (default)
