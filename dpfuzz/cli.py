@@ -137,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--max-seconds", type=float, help="time budget: pilots set the draws the time affords (--max-draws stays a cap)")
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
-    estimate.add_argument("--json", type=Path, metavar="PATH", help="write the underlying audit's JSON report here")
+    estimate.add_argument("--json", type=Path, metavar="PATH", help="write the estimate as JSON here (with the audits' reports)")
     estimate.set_defaults(run=_estimate_command)
 
     campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
@@ -290,7 +290,7 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
     console.print(estimate.summary(), markup=False)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(estimate.report.to_json())
+        args.json.write_text(json.dumps(estimate.to_dict(), indent=2))
         console.print(f"report written to {args.json}")
     return 0
 

@@ -77,6 +77,21 @@ class EpsilonEstimate:
     report: AuditReport  # the audit that certified the bound (on the chosen pair)
     search: AuditReport | None = None  # the audit that chose the pair, when there were several
 
+    def to_dict(self) -> dict:
+        """The estimate, with the certifying audit's report and the search's (or None)."""
+        return {
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "delta": self.delta,
+            "beta": self.beta,
+            "pair": self.pair.to_dict(),
+            "event": self.event,
+            "draws": self.draws,
+            "seconds": self.seconds,
+            "seed": self.seed,
+            "report": self.report.to_dict(),
+            "search": None if self.search is None else self.search.to_dict(),
+        }
+
     def summary(self) -> str:
         difference, d0, d1 = self.report.domain.describe_pair(self.pair)
         return "\n".join(

@@ -109,7 +109,9 @@ def test_the_estimate_command(tmp_path, capsys):
     assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200000", "--seed", "0", "--json", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ε ≥ 0.9") and "at δ = 0 for RandomizedResponse" in out
-    assert json.loads(path.read_text())["seed"] == 0
+    written = json.loads(path.read_text())
+    assert written["seed"] == 0 and written["report"]["seed"] == 0 and written["search"] is None
+    assert written["epsilon_lower_bound"] == written["report"]["epsilon_lower_bound"]
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
 
 

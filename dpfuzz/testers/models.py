@@ -85,15 +85,17 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         positive = labels == 1
         totals = weights[positive].sum(), weights[~positive].sum()
         self.steps_ = [
-            self._steps(values[rows], labels[rows], weights[rows], totals)
-            for rows in (inverse == index for index in range(len(self.keys_)))
+            self._steps(values[rows], labels[rows], weights[rows], totals) for rows in _groups(inverse, len(self.keys_))
         ]
         self.classes_ = np.array([0, 1])
         return self
 
     def _split(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's pattern key (integer columns) and released value (real columns summed)."""
-        return _row_keys(features[:, self.integral_], self.layout_), features[:, ~self.integral_].sum(axis=1)
+        """Each row's pattern key (integer columns; 0 without any) and released value (real columns summed)."""
+        values = features[:, ~self.integral_].sum(axis=1)
+        if not self.integral_.any():
+            return np.zeros(len(features)), values
+        return _row_keys(features[:, self.integral_], self.layout_), values
 
     def _steps(self, values, labels, weights, totals) -> tuple[np.ndarray, np.ndarray]:
         """(edges between steps in the value, each step's score) for one pattern's rows."""
@@ -119,8 +121,7 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         position = np.clip(np.searchsorted(self.keys_, keys), 0, len(self.keys_) - 1)
         known = self.keys_[position] == keys
         scores = np.zeros(len(keys))
-        for index in np.unique(position[known]):
-            rows = known & (position == index)
+        for index, rows in enumerate(_groups(np.where(known, position, len(self.keys_)), len(self.keys_))):
             edges, step_scores = self.steps_[index]
             scores[rows] = step_scores[np.searchsorted(edges, values[rows])]
         return scores
@@ -130,8 +131,16 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         found = []
         for pattern, (edges, scores) in zip(self.patterns_, self.steps_):
             bounds = np.r_[-np.inf, edges, np.inf]
-            found += [(score, pattern, bounds[i], bounds[i + 1]) for i, score in enumerate(scores) if interval.contains(np.array([score]))[0]]
+            inside = interval.contains(scores)
+            found += [(scores[i], pattern, bounds[i], bounds[i + 1]) for i in np.flatnonzero(inside)]
         return sorted(found, key=lambda cell: -abs(cell[0]))
+
+
+def _groups(labels: np.ndarray, count: int) -> list[np.ndarray]:
+    """The row indices holding each label 0 … count − 1 (other labels are left out), by one sort."""
+    order = np.argsort(labels, kind="stable")
+    ends = np.searchsorted(labels[order], np.arange(count + 1))
+    return [order[ends[i] : ends[i + 1]] for i in range(count)]
 
 
 def is_mixed(features: np.ndarray) -> bool:
