@@ -51,9 +51,7 @@ class PatternScore(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, features: np.ndarray) -> np.ndarray:
-        keys = _row_keys(features, self.layout_)
-        position = np.clip(np.searchsorted(self.keys_, keys), 0, len(self.keys_) - 1)
-        known = self.keys_[position] == keys
+        position, known = _lookup(self.keys_, _row_keys(features, self.layout_))
         return np.where(known, self.scores_[position], 0.0)
 
 
@@ -118,8 +116,7 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, features: np.ndarray) -> np.ndarray:
         keys, values = self._split(np.asarray(features, dtype=float))
-        position = np.clip(np.searchsorted(self.keys_, keys), 0, len(self.keys_) - 1)
-        known = self.keys_[position] == keys
+        position, known = _lookup(self.keys_, keys)
         scores = np.zeros(len(keys))
         for index, rows in enumerate(_groups(np.where(known, position, len(self.keys_)), len(self.keys_))):
             edges, step_scores = self.steps_[index]
@@ -134,6 +131,12 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
             inside = interval.contains(scores)
             found += [(scores[i], pattern, bounds[i], bounds[i + 1]) for i in np.flatnonzero(inside)]
         return sorted(found, key=lambda cell: -abs(cell[0]))
+
+
+def _lookup(fitted: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's position in the sorted `fitted` keys, and whether it is there at all."""
+    position = np.clip(np.searchsorted(fitted, keys), 0, len(fitted) - 1)
+    return position, fitted[position] == keys
 
 
 def _groups(labels: np.ndarray, count: int) -> list[np.ndarray]:
