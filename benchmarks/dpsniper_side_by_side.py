@@ -145,7 +145,8 @@ def main() -> None:
         "the seconds include the pilots that plan the draws). Verdicts for DP-Sniper's rows: dpfuzz",
         "certifies at least DP-Sniper's ε both ways with its budget (≥ DP-Sniper), and both ways within a",
         "tenth of its seconds (fast); for the correct mechanisms the smaller of our two bounds as a share",
-        "of the true ε, flagged if any bound exceeds it.",
+        "of the true ε, flagged if any bound exceeds it (`certifiable_ceiling.md`: the most any event can",
+        "certify at this budget).",
         "",
         "| DP-Sniper mechanism (our entry) | true ε | DP-Sniper ε ≥ | DP-Sniper s | dpfuzz on its pair ε ≥ | s | "
         "dpfuzz searching ε ≥ | s | in a tenth of DP-Sniper's s: ε ≥ in s | ≥ DP-Sniper | fast |",
