@@ -220,10 +220,33 @@ def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_
         mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed,
         PROBE_DRAWS + 2 * trials * samples + 2 * SEARCH_VERIFY,
     )
-    chosen = _certify(mechanism, domain, [search.candidate], delta, max_draws - search.draws, beta, certify_seed)
+    chosen = _certify(mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed)
     return replace(
         chosen, draws=search.draws + chosen.draws, seconds=time.perf_counter() - started, seed=seed, search=search
     )
+
+
+def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
+    """The search's leading pair, if some held-out test of the search certifies a positive ε at
+    level β over all of its tests (Bonferroni); otherwise no pair stands out from the noise of its
+    few samples, and the first pair tried (the domain's first classic pattern) is taken, in the
+    direction of its larger held-out bound. SVT1 searched with 8·10^6 draws, seeds 0–4: the leader
+    by noise alone certified 0.006–0.036 (mean 0.028), the first pair 0.028–0.040 (mean 0.035)."""
+    from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
+
+    results = [result for record in search.history for result in (record.forward, record.backward)]
+    level = beta / (2 * len(results))
+    for result in results:
+        (k_p, k_q), (n_p, n_q) = (result.details["count_p"], result.details["count_q"]), result.num_samples
+        if _log_ratio(float(clopper_pearson_lower(k_p, n_p, level)), float(clopper_pearson_upper(k_q, n_q, level)), delta) > 0:
+            return search.candidate
+    first = search.history[0]
+    forward, backward = (_log_ratio(result.details["p_lower"], result.details["q_upper"], delta) for result in (first.forward, first.backward))
+    return first.pair if forward >= backward else first.pair.swapped()
+
+
+def _log_ratio(p_lo: float, q_hi: float, delta: float) -> float:
+    return math.log((p_lo - delta) / q_hi) if p_lo > delta else -math.inf
 
 
 def _certify(mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int) -> EpsilonEstimate:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
+
+import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair, Domain
@@ -66,6 +69,13 @@ class CatalogueEntry:
         if unknown:
             hints = "".join(did_you_mean(name, self.defaults) for name in unknown)
             raise InvalidArgument(f"{self.name} takes parameters {sorted(self.defaults)}, got unknown {unknown}.{hints}")
+        for name, value in overrides.items():
+            default = self.defaults[name]
+            if value is not None and _kind(default) is not None and _kind(value) != _kind(default):
+                raise InvalidArgument(
+                    f"{self.name}'s parameter {name} is a {_kind(default)} (default {default!r}), got {value!r}; "
+                    f"give e.g. {name}={json.dumps(default, default=str)}."
+                )
         return {**self.defaults, **overrides}
 
     def __call__(self, **params: Any) -> Mechanism:
@@ -113,3 +123,12 @@ class CatalogueEntry:
             "description": self.description,
             "tester": self.tester,
         }
+
+
+def _kind(value: Any) -> str | None:
+    """"number", "string" or "boolean" for a parameter value; None for other values (unchecked)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    return "string" if isinstance(value, str) else None

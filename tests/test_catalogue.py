@@ -76,6 +76,11 @@ def test_parameters_are_checked():
         entry("DPLaplaceMean")(epsilon=0.0)
     with pytest.raises(ValueError, match="group size k must be a power of 2"):
         entry("GroupSubsampledGaussian").claim(k=3)
+    # A value of the wrong kind (as the CLI's --param c=one passes a string) is named with a fix.
+    with pytest.raises(InvalidArgument, match=r"SVT1's parameter c is a number \(default 2\), got 'one'; give e.g. c=2"):
+        entry("SVT1")(c="one")
+    with pytest.raises(InvalidArgument, match="parameter form is a string"):
+        entry("SVT1").domain(form=1)
 
 
 def test_truth_depends_on_parameters():
