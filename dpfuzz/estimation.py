@@ -230,8 +230,9 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     """The search's leading pair, if some held-out test of the search certifies a positive ε at
     level β over all of its tests (Bonferroni); otherwise no pair stands out from the noise of its
     few samples, and the first pair tried (the domain's first classic pattern) is taken, in the
-    direction of its larger held-out bound. SVT1 searched with 8·10^6 draws, seeds 0–4: the leader
-    by noise alone certified 0.006–0.036 (mean 0.028), the first pair 0.028–0.040 (mean 0.035)."""
+    direction of its larger held-out bound. SVT1 searched on its domain with 8·10^6 draws, seeds
+    0–4: the leader by noise alone certified 0.006–0.036 (mean 0.028), this rule 0.028–0.036 (mean
+    0.032)."""
     from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     results = [result for record in search.history for result in (record.forward, record.backward)]
