@@ -234,20 +234,16 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     0–4: the leader by noise alone certified 0.006–0.036 (mean 0.028), this rule 0.028–0.036 (mean
     0.032)."""
     from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
+    from dpfuzz.testers.hockey_stick import HockeyStickTester, certified_epsilon
 
     results = [result for record in search.history for result in (record.forward, record.backward)]
     level = beta / (2 * len(results))
     for result in results:
         (k_p, k_q), (n_p, n_q) = (result.details["count_p"], result.details["count_q"]), result.num_samples
-        if _log_ratio(float(clopper_pearson_lower(k_p, n_p, level)), float(clopper_pearson_upper(k_q, n_q, level)), delta) > 0:
+        if certified_epsilon(float(clopper_pearson_lower(k_p, n_p, level)), float(clopper_pearson_upper(k_q, n_q, level)), delta):
             return search.candidate
-    first = search.history[0]
-    forward, backward = (_log_ratio(result.details["p_lower"], result.details["q_upper"], delta) for result in (first.forward, first.backward))
-    return first.pair if forward >= backward else first.pair.swapped()
-
-
-def _log_ratio(p_lo: float, q_hi: float, delta: float) -> float:
-    return math.log((p_lo - delta) / q_hi) if p_lo > delta else -math.inf
+    first, tester = search.history[0], HockeyStickTester(objective="epsilon")
+    return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
 
 
 def _certify(mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int) -> EpsilonEstimate:

@@ -176,13 +176,13 @@ class HockeyStickTester(Tester):
             divergence = f"hockey_stick(gamma={gamma:.6g}) - delta({epsilon:.4g})"
             bound = p_lo - gamma * q_hi - allowed
             estimate = p_hat - gamma * q_hat - allowed
-            epsilon_lower_bound = _epsilon_lower_bound(p_lo, q_hi, allowed)
+            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, allowed)
         else:
             gamma = math.exp(claim.epsilon)
             divergence = f"hockey_stick(gamma={gamma:.6g})"
             bound = p_lo - gamma * q_hi
             estimate = p_hat - gamma * q_hat
-            epsilon_lower_bound = _epsilon_lower_bound(p_lo, q_hi, claim.delta)
+            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, claim.delta)
         return TestResult(
             tester=self.name,
             claim=claim,
@@ -314,7 +314,7 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None):
     return objective
 
 
-def _epsilon_lower_bound(p_lo: float, q_hi: float, delta: float) -> float | None:
+def certified_epsilon(p_lo: float, q_hi: float, delta: float) -> float | None:
     """ε_lb = ln((p_lo − δ) / q_hi), or None when it is not positive."""
     if p_lo <= delta or q_hi <= 0:
         return None
