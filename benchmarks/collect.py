@@ -23,6 +23,7 @@ EXPERIMENTS = [
     ("certified_epsilon", "python benchmarks/certified_epsilon.py", "DP-Sniper's ε lower bounds at ε = 0.1"),
     ("dpsniper_side_by_side", "python benchmarks/dpsniper_side_by_side.py", "estimate_epsilon beside DP-Sniper, audits beside StatDP, on their configurations"),
     ("certifiable_ceiling", "python benchmarks/certifiable_ceiling.py", "the most one event can certify on the correct mechanisms at DP-Sniper's budget"),
+    ("search_share", "python benchmarks/search_share.py", "estimate_epsilon's search share of the draws, over seeds"),
     ("one_run", "python benchmarks/one_run.py", "paper 003, Figures 6–8: one-run audits against the truth"),
     ("training_runs", "python benchmarks/training_runs.py", "paper 003, Figures 9–10, and papers 000/001: auditing DP-SGD"),
     ("libraries", "python benchmarks/libraries.py", "issue 17: DP libraries through the adapters (configs/libraries.toml)"),

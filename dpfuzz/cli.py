@@ -66,8 +66,15 @@ def _version() -> str:
         return "0+unknown"
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, unless it has none (the help then says what happens)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        return action.help if action.default in (None, []) else super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
-    formatter = argparse.ArgumentDefaultsHelpFormatter
+    formatter = _DefaultsFormatter
     parser = argparse.ArgumentParser(
         prog="dpfuzz",
         description="Find differential-privacy bugs by running mechanisms.",

@@ -121,6 +121,11 @@ def test_version_help_and_choices_match_the_registries(capsys):
         main(["audit", "--help"])
     text = capsys.readouterr().out
     assert "--max-seconds" in text and "--relation {add_remove,substitute,linf}" in text and "--budget" in text
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    text += capsys.readouterr().out
+    # options without a default say what happens instead (was "(default: None)" on 22 of them)
+    assert "--max-draws" in text and "(default: None)" not in text and "(default: [])" not in text
 
 
 def test_the_summary_shows_the_claim_next_to_the_bound_and_how_to_reproduce(tmp_path, monkeypatch, capsys):
