@@ -71,15 +71,22 @@ SNIPER_BETA = 0.1  # DP-Sniper's confidence 0.9
 STATDP = {"iSVT1": 20, "iSVT2": None, "iSVT3": 64, "iSVT4": None}
 
 
-def estimates(name: str, beta: float, **budget) -> list[tuple[float, float]]:
-    """(ε lower bound, seconds) on DP-Sniper's pair (correct mechanisms: our witness), then searching."""
-    entry_name, params, pair, search_domain, *_ = ROWS[name]
+def row_setup(name: str):
+    """The row's mechanism, its entry's domain, the pair measured (DP-Sniper's, or our witness),
+    the domain searched, and β (DP-Sniper's rows at its confidence, the correct ones at 0.05)."""
+    entry_name, params, pair, search_domain, sniper_epsilon, _ = ROWS[name]
     item = entry(entry_name)
     params = {"epsilon": 0.1, **params}
-    mechanism, domain = item(**params), item.domain(**params)
-    pair = pair or item.witness(**params)
+    domain = item.domain(**params)
+    beta = 0.05 if sniper_epsilon is None else SNIPER_BETA
+    return item(**params), domain, pair or item.witness(**params), search_domain or domain, beta
+
+
+def estimates(name: str, **budget) -> list[tuple[float, float]]:
+    """(ε lower bound, seconds) on DP-Sniper's pair (correct mechanisms: our witness), then searching."""
+    mechanism, domain, pair, searched, beta = row_setup(name)
     cells = []
-    for target in (pair, search_domain or domain):
+    for target in (pair, searched):
         start = time.perf_counter()
         estimate = estimate_epsilon(
             mechanism, target, beta=beta, seed=0, domain=domain if target is pair else None, **budget
@@ -94,15 +101,15 @@ def estimate_row(name: str, max_draws: int) -> str:
     truth = entry(entry_name).truth(epsilon=0.1, **params).true_epsilon
     true_text = "∞" if truth == float("inf") else ("?" if truth is None else f"{truth:.4g}")
     if sniper_epsilon is not None:
-        cells = estimates(name, SNIPER_BETA, max_draws=max_draws)
-        fast = estimates(name, SNIPER_BETA, max_draws=max_draws, max_seconds=sniper_seconds / 10)
+        cells = estimates(name, max_draws=max_draws)
+        fast = estimates(name, max_draws=max_draws, max_seconds=sniper_seconds / 10)
         verdict = "yes" if min(epsilon for epsilon, _ in cells) >= sniper_epsilon else "no"
         in_time = all(epsilon >= sniper_epsilon and seconds <= sniper_seconds / 10 for epsilon, seconds in fast)
         verdict += " | " + ("yes" if in_time else "no")
         at_fast = " / ".join(f"{epsilon:.3g}" for epsilon, _ in fast) + " in " + " / ".join(f"{seconds:.1f}" for _, seconds in fast)
         sniper = f"{sniper_epsilon:g} | {sniper_seconds}"
     else:  # a correct mechanism: how close to the true ε, and never above it
-        cells = estimates(name, 0.05, max_draws=max_draws)
+        cells = estimates(name, max_draws=max_draws)
         bounds = [epsilon for epsilon, _ in cells]
         verdict = f"{min(bounds) / truth:.1%} of true" + (" (ABOVE the truth)" if max(bounds) > truth else "")
         verdict += " | —"

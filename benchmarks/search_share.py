@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from dpsniper_side_by_side import ROWS, SNIPER_BETA
+from dpsniper_side_by_side import ROWS, row_setup
 from results_table import environment, write
 
 from dpfuzz import estimate_epsilon, estimation
@@ -30,14 +30,11 @@ SHARES = [estimation.SEARCH_SHARE, 0.5]
 
 def searched(name: str, share: float, seeds: range, max_draws: int) -> list[float]:
     """Certified ε when searching the row's domain with `share` of the draws on the search."""
-    entry_name, params, _, search_domain, sniper_epsilon, _ = ROWS[name]
-    item = entry(entry_name)
-    params = {"epsilon": 0.1, **params}
-    beta = 0.05 if sniper_epsilon is None else SNIPER_BETA
+    mechanism, _, _, searched_domain, beta = row_setup(name)
     default, estimation.SEARCH_SHARE = estimation.SEARCH_SHARE, share
     try:
         return [
-            estimate_epsilon(item(**params), search_domain or item.domain(**params), max_draws=max_draws, beta=beta, seed=seed).epsilon_lower_bound
+            estimate_epsilon(mechanism, searched_domain, max_draws=max_draws, beta=beta, seed=seed).epsilon_lower_bound
             for seed in seeds
         ]
     finally:
