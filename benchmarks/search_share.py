@@ -1,5 +1,5 @@
 """How much of its draws `estimate_epsilon` should spend choosing the pair when it searches a
-domain (issue 16): the certified ε over seeds at the default share and at half the draws.
+domain (issue 16): the certified ε over seeds at the default share (half) and at a quarter.
 
     python benchmarks/search_share.py           # 8 rows, seeds 0-2, 2.6·10^7 draws (≈ 25 min)
     python benchmarks/search_share.py --quick   # Laplace, seed 0, 6·10^5 draws (CI)
@@ -18,25 +18,21 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from dpsniper_side_by_side import ROWS, row_setup
+from dpsniper_side_by_side import ROWS, timed_estimate
 from results_table import environment, write
 
-from dpfuzz import estimate_epsilon, estimation
+from dpfuzz import estimation
 from dpfuzz.catalogue import entry
 
 FULL_ROWS = ["SVT1", "SVT2", "SVT3", "SVT4", "SVT6", "ReportNoisyMax1", "ReportNoisyMax3", "Laplace"]
-SHARES = [estimation.SEARCH_SHARE, 0.5]
+SHARES = [estimation.SEARCH_SHARE, 0.25]
 
 
 def searched(name: str, share: float, seeds: range, max_draws: int) -> list[float]:
     """Certified ε when searching the row's domain with `share` of the draws on the search."""
-    mechanism, _, _, searched_domain, beta = row_setup(name)
     default, estimation.SEARCH_SHARE = estimation.SEARCH_SHARE, share
     try:
-        return [
-            estimate_epsilon(mechanism, searched_domain, max_draws=max_draws, beta=beta, seed=seed).epsilon_lower_bound
-            for seed in seeds
-        ]
+        return [timed_estimate(name, False, seed, max_draws=max_draws)[0] for seed in seeds]
     finally:
         estimation.SEARCH_SHARE = default
 

@@ -41,11 +41,13 @@ VERIFY_SHARE = 0.6
 SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # With several pairs: the share of the draws that chooses the pair (each pair's event fitted
 # and scored on its own outputs), and the chosen pair's outputs in that stage's own (unused)
-# verification. Fitting the chosen pair's event on the other 75% instead of on its share of a
+# verification. Fitting the chosen pair's event on the rest instead of on its share of a
 # single search raised the bound when searching DP-Sniper's domain (seeds 0–2, β = 0.1):
 # SVT3 at 10^7 draws from 0.066/0.162/0.110 to 0.189/0.185/0.146, SVT6 at 5·10^6 from
-# 0.205/0.209/0.213 to 0.238/0.260/0.279.
-SEARCH_SHARE = 0.25
+# 0.205/0.209/0.213 to 0.238/0.260/0.279. Half rather than a quarter (benchmarks/search_share.py,
+# 2.6·10^7 draws, seeds 0–2): the smallest bound rose for SVT4 0.104 → 0.143, SVT3 0.171 → 0.180,
+# Laplace 0.095 → 0.099, SVT1/SVT2 0.039 → 0.042/0.044, with SVT6's mean 0.336 → 0.295 the cost.
+SEARCH_SHARE = 0.5
 SEARCH_VERIFY = 1_000
 # Outputs per side a pair's event is fitted and selected on, at most; the rest of the budget
 # goes to the final certification. 3·10^6 per side rather than 10^6 raised the bound on
@@ -127,8 +129,9 @@ def estimate_epsilon(
     `target` is a `Domain` to search (10 pairs), or the neighbouring pair(s) to measure under
     `domain`'s relation, or, without `domain`, under the first relation that makes every pair a
     neighbour (add/remove, substitute, ℓ∞ with sensitivity 1). `max_draws` (default 4·10^6)
-    bounds all mechanism outputs: at least 60% of it goes to the final certification, and each
-    pair's event is fitted and selected on at most 3·10^6 outputs per side. `max_seconds`
+    bounds all mechanism outputs: at least 60% of it (with several pairs, of what the search
+    leaves: about half) goes to the final certification, and each pair's event is fitted and
+    selected on at most 3·10^6 outputs per side. `max_seconds`
     bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
     the pace, and the estimate gets the draws the time left affords: a plan, not a hard limit
     (not bit-reproducible; ``max_draws=result.draws, seed=result.seed`` reproduces it).

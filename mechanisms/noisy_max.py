@@ -5,12 +5,17 @@ Noise of scale 2/ε (Δ = 1):
   answer: ε-DP (Dwork & Roth Claim 3.9; Ding et al. 2021 for exponential noise; Gumbel noise
   is the exponential mechanism with weights e^{εq/2}).
 * NoisyMaxValueLaplace / NoisyMaxValueExponential return the largest noisy *value*: not ε-DP.
-  With one answer up and the rest down, the lower tail of the maximum of k Laplace variables
-  changes by e^{(k−2)ε/2}, so the true ε is at least (k − 2)ε/2 (here k = 5: 1.5ε).
+  The maximum's density Σ_i f(x − a_i) Π_{j≠i} F(x − a_j) is a sum of products of k Laplace
+  densities and CDFs of scale 2/ε, each of which moves by at most e^{ε/2} when its answer moves
+  by 1, so the true ε is at most kε/2; with all answers moving down by 1 the lower tail, where
+  the density is ∝ e^{kεx/2}, attains it (here k = 5: 2.5ε, tight; one answer up and the rest
+  down, the witness, gives (k − 2)ε/2). With exponential noise the maximum is at least the
+  largest answer, so moving every answer up makes outputs below it impossible: no finite ε.
 """
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -44,6 +49,12 @@ DOMAIN = Domain(low=0.0, high=2.0, min_size=QUERIES, max_size=QUERIES, relation=
 WITNESS = DatasetPair(np.ones(QUERIES), np.r_[2.0, np.zeros(QUERIES - 1)])
 
 
+def _truth(noise: str, satisfies: bool, note: str, epsilon: float) -> Truth:
+    if satisfies:
+        return Truth(True, epsilon, note)
+    return Truth(False, QUERIES * epsilon / 2 if noise == "laplace" else math.inf, note)
+
+
 def _entry(name: str, noise: str, output: str, satisfies: bool, note: str) -> CatalogueEntry:
     return CatalogueEntry(
         name=name,
@@ -52,7 +63,7 @@ def _entry(name: str, noise: str, output: str, satisfies: bool, note: str) -> Ca
         claim_type=PureDP,
         defaults={"epsilon": 1.0},
         domain_spec=DOMAIN,
-        truth_spec=lambda epsilon: Truth(satisfies, epsilon if satisfies else None, note),
+        truth_spec=partial(_truth, noise, satisfies, note),
         witness_spec=WITNESS,
         description=f"{output} of the largest answer + {noise} noise of scale 2/ε",
     )
@@ -62,10 +73,11 @@ NoisyMaxLaplace = _entry("NoisyMaxLaplace", "laplace", "index", True, "Dwork & R
 NoisyMaxExponential = _entry("NoisyMaxExponential", "exponential", "index", True, "Ding et al. 2021")
 NoisyMaxGumbel = _entry("NoisyMaxGumbel", "gumbel", "index", True, "exponential mechanism with e^{εq/2}")
 NoisyMaxValueLaplace = _entry(
-    "NoisyMaxValueLaplace", "laplace", "value", False, "releases the maximum; true ε ≥ (k − 2)ε/2"
+    "NoisyMaxValueLaplace", "laplace", "value", False, "releases the maximum; tight: true ε = kε/2 (lower tail)"
 )
 NoisyMaxValueExponential = _entry(
-    "NoisyMaxValueExponential", "exponential", "value", False, "releases the maximum of exponential noise"
+    "NoisyMaxValueExponential", "exponential", "value", False,
+    "releases the maximum of exponential noise, at least the largest answer: no finite ε",
 )
 
 ENTRIES = (NoisyMaxLaplace, NoisyMaxExponential, NoisyMaxGumbel, NoisyMaxValueLaplace, NoisyMaxValueExponential)

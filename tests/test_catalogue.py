@@ -91,6 +91,32 @@ def test_truth_depends_on_parameters():
     assert entry("NonDPGaussianMean2").truth(guarantee="approx", epsilon=0.9).satisfies is None
 
 
+def test_the_noisy_max_values_true_epsilon_is_k_epsilon_over_two():
+    # The maximum of k Laplace(a_i, 2/ε): log density log Σ_i f(x − a_i) Π_{j≠i} F(x − a_j),
+    # computed exactly. Over random ℓ∞ neighbours it never moves by more than the entry's
+    # true ε = kε/2; with every answer down by 1 it moves by exactly that in the lower tail.
+    epsilon, k = 0.1, 5
+    truth = entry("NoisyMaxValueLaplace").truth(epsilon=epsilon).true_epsilon
+    assert math.isclose(truth, k * epsilon / 2)
+    noise = stats.laplace(scale=2 / epsilon)
+    x = np.linspace(-400.0, 400.0, 4001)[:, None]
+
+    def log_density(answers):
+        logpdf, logcdf = noise.logpdf(x - answers), noise.logcdf(x - answers)
+        return np.logaddexp.reduce(logpdf + logcdf.sum(axis=1, keepdims=True) - logcdf, axis=1)
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        answers = rng.uniform(0, 2, k)
+        neighbour = np.clip(answers + rng.uniform(-1, 1, k), 0, 2)
+        assert np.max(np.abs(log_density(answers) - log_density(neighbour))) <= truth + 1e-9
+    shift = log_density(np.zeros(k)) - log_density(np.ones(k))
+    assert math.isclose(shift.max(), truth, rel_tol=1e-9) and shift[0] == pytest.approx(truth)
+    # Exponential noise: the maximum is at least the largest answer, so no finite ε.
+    assert entry("NoisyMaxValueExponential").truth(epsilon=epsilon).true_epsilon == math.inf
+    assert entry("NoisyMaxValueExponential")(epsilon=epsilon)(np.full(k, 2.0), 10_000, rng).min() >= 2.0
+
+
 def test_claims_come_from_dp_accounting():
     # T Gaussian steps of noise multiplier σ: RDP Tα/(2σ²) (the accountant reproduces it).
     assert math.isclose(entry("ScaledGD").claim().epsilon, 4 * 2.0 / (2 * 2.0**2))
