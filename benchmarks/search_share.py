@@ -1,7 +1,7 @@
 """How much of its draws `estimate_epsilon` should spend choosing the pair when it searches a
 domain (issue 16): the certified ε over seeds at the default share (half) and at a quarter.
 
-    python benchmarks/search_share.py           # 8 rows, seeds 0-2, 2.6·10^7 draws (≈ 25 min)
+    python benchmarks/search_share.py           # 8 rows, seeds 0-2, 2.6·10^7 draws (13–25 min)
     python benchmarks/search_share.py --quick   # Laplace, seed 0, 6·10^5 draws (CI)
 
 The search stage fits and scores every pair's event on its own held-out halves; the rest of the
