@@ -18,11 +18,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from dpsniper_side_by_side import ROWS, timed_estimate
+from dpsniper_side_by_side import ROWS, row_truth, timed_estimate
 from results_table import environment, write
 
 from dpfuzz import estimation
-from dpfuzz.catalogue import entry
 
 FULL_ROWS = ["SVT1", "SVT2", "SVT3", "SVT4", "SVT6", "ReportNoisyMax1", "ReportNoisyMax3", "Laplace"]
 SHARES = [estimation.SEARCH_SHARE, 0.25]
@@ -44,9 +43,8 @@ def main() -> None:
     names, seeds, max_draws = (["Laplace"], range(1), 600_000) if args.quick else (FULL_ROWS, range(3), 26_000_000)
     rows = []
     for name in names:
-        entry_name, params, _, _, sniper_epsilon, _ = ROWS[name]
-        truth = entry(entry_name).truth(epsilon=0.1, **params).true_epsilon
-        reference = f"DP-Sniper {sniper_epsilon:g}" if sniper_epsilon is not None else f"true {truth:g}"
+        sniper_epsilon = ROWS[name][4]
+        reference = f"DP-Sniper {sniper_epsilon:g}" if sniper_epsilon is not None else f"true {row_truth(name):g}"
         for share in SHARES:
             bounds = searched(name, share, seeds, max_draws)
             rows.append(
