@@ -1,6 +1,7 @@
 """End-to-end audits: the issue's example, catalogue bugs, false alarms, reproducibility."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -19,7 +20,9 @@ from dpfuzz import (
     audit,
     per_call,
 )
+from dpfuzz import auditing
 from dpfuzz.catalogue import entry
+from dpfuzz.testers.float_bits import FloatBitsTester
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
 
@@ -301,3 +304,31 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
     flagged = _flag_rate(analytic_gaussian_sum, ApproxDP(epsilon, delta), Domain(max_size=4), 200, budget="quick")
     print(f"analytic Gaussian (sigma = {sigma:.4f}): adaptive audits flagged {flagged}/200 at beta = 0.05")
     assert flagged <= 18
+
+
+# -- issue 16: the verification draws, counts and discards in chunks ---------------------------------
+@pytest.mark.parametrize(
+    "name, tester", [("SVT6", HockeyStickTester()), ("NonDPLaplaceMean1", HockeyStickTester()), ("NonDPLaplaceMean1", FloatBitsTester())]
+)
+def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
+    """Outputs drawn in chunks of 1,000 and discarded give the counts `evaluate` gives on all of
+    them at once; 1-D outputs are kept whole for the privacy profile, vector outputs are not."""
+    monkeypatch.setattr(auditing, "VERIFY_CHUNK", 1_000)
+    item = entry(name)
+    mechanism, pair, claim = item(), item.witness(), item.claim()
+    drawn = []
+
+    def recorded(dataset, num_samples, rng):
+        drawn.append(np.asarray(mechanism(dataset, num_samples, rng)))
+        return drawn[-1]
+
+    rng = np.random.default_rng(0)
+    event = tester.fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
+    fresh = auditing._FreshOutputs(tester, event)
+    fresh.draw(auditing._Draws(recorded, math.inf, None), pair, 4_500, rng)
+    assert fresh.counting and len(drawn) == 10  # five chunks per side, the last of 500
+    result = fresh.certify(claim, 0.05)
+    expected = tester.evaluate(event, np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2]), claim, 0.05)
+    assert result.details == expected.details and result.bound == expected.bound
+    assert result.num_samples == (4_500, 4_500) and 0 < result.details["count_p"] < 4_500
+    assert len(fresh.kept()) == (2 if drawn[0].ndim == 1 else 0)

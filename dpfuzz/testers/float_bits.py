@@ -52,5 +52,5 @@ class FloatBitsTester(HockeyStickTester):
     def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
         return super().fit(float_bit_features(train0), float_bit_features(train1), claim, beta, rng, eval_size)
 
-    def evaluate(self, event, test0, test1, claim: Claim, beta: float):
-        return super().evaluate(event, float_bit_features(test0), float_bit_features(test1), claim, beta)
+    def in_event(self, event, samples: np.ndarray) -> int:
+        return super().in_event(event, float_bit_features(samples))

@@ -29,7 +29,7 @@ from scipy import optimize, special, stats
 from sklearn.exceptions import ConvergenceWarning
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
-from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices, split_halves
+from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
 from dpfuzz.testers.models import (
@@ -153,8 +153,13 @@ class HockeyStickTester(Tester):
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
         start = time.perf_counter()
         x0, x1 = paired_matrices(test0, test1)
-        result = self.certify_counts(event, (event.count(x0), len(x0)), (event.count(x1), len(x1)), claim, beta)
+        result = self.certify_counts(event, (self.in_event(event, x0), len(x0)), (self.in_event(event, x1), len(x1)), claim, beta)
         return replace(result, seconds=time.perf_counter() - start)
+
+    def in_event(self, event: ScoreEvent, samples: np.ndarray) -> int:
+        """How many of the held-out `samples` fall in the fitted event: with `certify_counts`,
+        `evaluate` on outputs drawn, counted and discarded a chunk at a time."""
+        return event.count(as_feature_matrix(samples, "samples"))
 
     def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
         """The certificate from held-out counts (k, n) of the event under P and under Q, so
