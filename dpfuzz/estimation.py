@@ -56,12 +56,14 @@ MAX_FIT_SAMPLES = 3_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
 PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
-# PILOT_GROWTH while all pilots would take under PILOT_SHARE of the time; the main estimate
-# planned for TIME_SHARE of the rest.
+# PILOT_GROWTH while all pilots would take under PILOT_SHARE of the time (UNMEASURED_PILOT_SHARE
+# while fixed costs hide the pace per draw); the main estimate planned for TIME_SHARE of the rest
+# (1/2: the pace per draw rises up to 1.7× from 10^6 to 10^7 draws as samples outgrow the caches).
 PILOT_FACTOR = 2
 PILOT_GROWTH = 4
-PILOT_SHARE = 0.3
-TIME_SHARE = 0.7
+PILOT_SHARE = 0.15
+UNMEASURED_PILOT_SHARE = 0.5
+TIME_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -162,31 +164,50 @@ def estimate_epsilon(
     # so that the pilots time the pipeline alone.
     importlib.import_module("dpfuzz.testers.hockey_stick")
     pilot_seed, main_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
-    # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time. The pace is
-    # extrapolated as seconds ∝ draws^k, k from the last two pilots (between 1 and 1.5): large
-    # samples cost more per draw (sorting, memory traffic; e.g. 0.24 µs per draw at 3·10^6 draws
-    # and 0.44 µs at 2.6·10^7 for a noisy max), small ones less (fixed costs of model fits).
+    # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time, or under
+    # UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw (`_pace_power` < 1/2).
     draws, pilots = PILOT_FACTOR * smallest_budget(trials), []
     while max_draws is None or draws <= max_draws:
         pilots.append(run(draws, pilot_seed))
-        if sum(pilot.seconds for pilot in pilots) + PILOT_GROWTH * pilots[-1].seconds > PILOT_SHARE * max_seconds:
+        share = PILOT_SHARE if _pace_power(pilots) >= 0.5 else UNMEASURED_PILOT_SHARE
+        if sum(pilot.seconds for pilot in pilots) + PILOT_GROWTH * pilots[-1].seconds > share * max_seconds:
             break
         draws *= PILOT_GROWTH
     if not pilots:  # max_draws below the smallest pilot
         return _timed(run(max_draws, main_seed), started)
-    pilot = pilots[-1]
-    power = 1.0
-    if len(pilots) > 1 and pilots[-2].seconds > 0:
-        power = math.log(pilot.seconds / pilots[-2].seconds) / math.log(pilot.draws / pilots[-2].draws)
-    power = min(max(power, 1.0), 1.5)
     left = max_seconds - (time.perf_counter() - started)
-    draws = int(pilot.draws * (TIME_SHARE * left / max(pilot.seconds, 1e-6)) ** (1 / power))
+    draws = planned_draws(pilots, TIME_SHARE * left)
     if max_draws is not None:
         draws = min(draws, max_draws)
     draws -= draws % 2  # an even budget is drawn to the last output: `draws` reproduces the estimate
-    if draws < 2 * pilot.draws:
-        return _timed(pilot, started)
+    if draws < 2 * pilots[-1].draws:
+        return _timed(pilots[-1], started)
     return _timed(run(draws, main_seed), started)
+
+
+def planned_draws(pilots: list[EpsilonEstimate], seconds: float) -> int:
+    """The draws an estimate can make in `seconds`, extrapolated from the last two pilots, whose
+    times grow as draws^k (`_pace_power`). k ≥ 1: a power law with k at most 1.5 (large samples
+    cost more per draw: sorting, memory traffic). 1/2 ≤ k < 1: fixed costs (model fits) weigh,
+    and the pace is affine, seconds = a + b·draws through both. Otherwise (one pilot, or fixed
+    costs hiding the pace): proportional to the last pilot, which under-plans rather than
+    trusting a pace the noise of two near-equal times made up."""
+    last, power = pilots[-1], _pace_power(pilots)
+    if power >= 1:
+        return int(last.draws * (seconds / last.seconds) ** (1 / min(power, 1.5)))
+    if power >= 0.5:
+        before = pilots[-2]
+        per_draw = (last.seconds - before.seconds) / (last.draws - before.draws)
+        return int(last.draws + (seconds - last.seconds) / per_draw)
+    return int(last.draws * seconds / max(last.seconds, 1e-6))
+
+
+def _pace_power(pilots: list[EpsilonEstimate]) -> float:
+    """k in seconds ∝ draws^k between the last two pilots (0 with fewer, or no time measured)."""
+    if len(pilots) < 2 or min(pilots[-2].seconds, pilots[-1].seconds) <= 0:
+        return 0.0
+    before, last = pilots[-2:]
+    return math.log(last.seconds / before.seconds) / math.log(last.draws / before.draws)
 
 
 def smallest_budget(trials: int) -> int:

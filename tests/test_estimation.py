@@ -1,6 +1,7 @@
 """Certified ε estimation (issue 16, first part): bounds never above the truth, close to it."""
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
-from dpfuzz.estimation import enclosing_domain
+from dpfuzz.estimation import enclosing_domain, planned_draws
 
 
 def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on [0, 1] records
@@ -140,3 +141,19 @@ def test_a_search_without_evidence_takes_the_first_classic_pair():
     for seed in range(3):
         estimate = estimate_epsilon(ignores_input, domain, max_draws=200_000, seed=seed)
         assert estimate.pair in (first, first.swapped())
+
+
+def test_the_time_plan_extrapolates_the_pilots_pace():
+    # Pilots as (draws, seconds). Times growing as draws^1.5: the power law hits the time exactly.
+    def pilots(*timed):
+        return [SimpleNamespace(draws=draws, seconds=seconds) for draws, seconds in timed]
+
+    superlinear = pilots((1_000_000, 1.0), (4_000_000, 8.0))
+    assert planned_draws(superlinear, 64.0) == pytest.approx(16_000_000, rel=1e-6)
+    # 0.1 s fixed plus 0.1 µs per draw (k ≈ 0.66): affine through both, so 10 s affords 9.9·10^7.
+    fixed_cost = pilots((1_000_000, 0.2), (4_000_000, 0.5))
+    assert planned_draws(fixed_cost, 10.0) == pytest.approx(99_000_000, rel=1e-6)
+    # Two near-equal times (k < 1/2) measure no pace: proportional to the last pilot, not 10^9 draws.
+    unmeasured = pilots((1_000_000, 0.30), (4_000_000, 0.31))
+    assert planned_draws(unmeasured, 3.1) == pytest.approx(40_000_000, rel=1e-6)
+    assert planned_draws(pilots((1_000_000, 0.5)), 2.0) == 4_000_000
