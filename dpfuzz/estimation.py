@@ -14,7 +14,7 @@ the pair and event selected on other samples), so
     P(true ε at δ < estimate) ≤ β.
 
 With a time budget (`max_seconds`) pilot estimates of growing size time the whole pipeline
-first, and the main estimate gets the draws the remaining time affords at the last one's pace.
+first, and the main estimate gets the draws half the remaining time affords at their pace.
 Only one estimate is reported, the main one (or the last pilot's, when there is no time for one
 twice its size), chosen by the clock and not by any bound, so the guarantee above holds unchanged.
 """
