@@ -184,7 +184,7 @@ class _FreshOutputs:
         self.tester, self.event = tester, event
         self.counting = isinstance(event, ScoreEvent) and hasattr(tester, "in_event")
         self.count = 0  # outputs per side so far
-        self.in_event = [0, 0]  # of them, how many fall in the event under P and under Q
+        self.event_counts = [0, 0]  # of them, how many fall in the event under P and under Q
         self.outputs: tuple[list, list] = ([], [])
         self.counting_seconds = 0.0
 
@@ -196,7 +196,7 @@ class _FreshOutputs:
             if self.counting:
                 began = time.perf_counter()
                 for side, outputs in enumerate(new):
-                    self.in_event[side] += self.tester.in_event(self.event, outputs)
+                    self.event_counts[side] += self.tester.in_event(self.event, outputs)
                 self.counting_seconds += time.perf_counter() - began
             if not self.counting or new[0].size == size:
                 for kept, outputs in zip(self.outputs, new):
@@ -216,7 +216,7 @@ class _FreshOutputs:
     def certify(self, claim: Claim, beta: float) -> TestResult:
         if not self.counting:
             return self.tester.evaluate(self.event, *self.kept(), claim, beta)
-        counts = ((self.in_event[0], self.count), (self.in_event[1], self.count))
+        counts = ((self.event_counts[0], self.count), (self.event_counts[1], self.count))
         return replace(self.tester.certify_counts(self.event, *counts, claim, beta), seconds=self.counting_seconds)
 
 
