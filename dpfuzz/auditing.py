@@ -354,8 +354,7 @@ class _Audit:
 
     def _score(self, candidate: _Candidate, round_number: int) -> None:
         began = time.perf_counter()
-        candidate.forward, forward_event = self._held_out(candidate.samples0, candidate.samples1, candidate.rng)
-        candidate.backward, backward_event = self._held_out(candidate.samples1, candidate.samples0, candidate.rng)
+        (candidate.forward, forward_event), (candidate.backward, backward_event) = self._held_out(candidate)
         candidate.events = (forward_event, backward_event)
         candidate.scores = (self.tester.score(candidate.forward), self.tester.score(candidate.backward))
         candidate.score = max(candidate.scores)
@@ -371,13 +370,19 @@ class _Audit:
             )
         )
 
-    def _held_out(self, samples_p: np.ndarray, samples_q: np.ndarray, rng: np.random.Generator):
-        """`Tester.test` (fit on one half, evaluate on the other), keeping the fitted event."""
-        train_p, test_p = split_halves(samples_p)
-        train_q, test_q = split_halves(samples_q)
+    def _held_out(self, candidate: _Candidate):
+        """`Tester.test` in both directions, (P, Q) = (D0's outputs, D1's) and the reverse: events
+        fitted on the first half of each sample (`Tester.fit_both`), evaluated on the second.
+        Returns (result, event) for each direction."""
+        train0, test0 = split_halves(candidate.samples0)
+        train1, test1 = split_halves(candidate.samples1)
+        settings = self.settings
         with single_threaded():
-            event = self.tester.fit(train_p, train_q, self.claim, self.settings.beta, rng, eval_size=len(test_p))
-            return self.tester.evaluate(event, test_p, test_q, self.claim, self.settings.beta), event
+            events = self.tester.fit_both(train0, train1, self.claim, settings.beta, candidate.rng, eval_size=len(test0))
+            return [
+                (self.tester.evaluate(event, test_p, test_q, self.claim, settings.beta), event)
+                for event, (test_p, test_q) in zip(events, ((test0, test1), (test1, test0)))
+            ]
 
     # -- 3. verify -----------------------------------------------------------------------------
     def _verification_pair(self, finder: BaseFinder, leader: _Candidate, rng: np.random.Generator):

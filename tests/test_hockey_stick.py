@@ -331,3 +331,35 @@ def test_mixed_outputs_certify_with_value_ranges_and_stay_valid():
     result = HockeyStickTester(classifier="monotone", objective="epsilon").test(p, q, PureDP(0.5), BETA, rng)
     assert result.violated and 1.0 < result.epsilon_lower_bound <= math.log(0.25 / (0.2 * math.exp(-1)))
     assert "with value in (" in result.event and "monotone pattern score" in result.event
+
+
+@pytest.mark.parametrize("classifier", ["patterns", "monotone", "logistic", "boosting"])
+def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier):
+    # `fit_both` fits each model once and scores the reverse direction with its negation
+    # (`models.negated`): for the label-symmetric models the reverse event must hold exactly
+    # the held-out outputs that fitting with the samples swapped gives (same counts, same
+    # certificate). Boosting has no such symmetry and is fitted again with the labels swapped:
+    # its reverse event must certify the reverse direction.
+    from dpfuzz.testers.models import negated
+
+    rng = np.random.default_rng(17)
+    if classifier == "patterns":  # 4-bit patterns, the first bit likelier under P
+        draw = lambda bias, n: np.column_stack([rng.random(n) < bias, rng.integers(0, 2, (n, 3))]).astype(float)
+        p, q = draw(0.6, 80_000), draw(0.4, 80_000)
+    elif classifier == "monotone":
+        p, q = _mixed_pair(rng, 80_000)
+    else:  # P has the larger spread in one coordinate of three, Q a shift in another
+        p = rng.normal(size=(80_000, 3)) * [2.0, 1.0, 1.0]
+        q = rng.normal(size=(80_000, 3)) + [0.0, 1.0, 0.0]
+    (train0, test0), (train1, test1) = (np.split(sample, 2) for sample in (p, q))
+    claim, tester = PureDP(0.0), HockeyStickTester(classifier=classifier, objective="epsilon")
+    fitted = lambda a, b: tester.fit(a, b, claim, BETA, np.random.default_rng(0))
+    forward, backward = tester.fit_both(train0, train1, claim, BETA, np.random.default_rng(0))
+    forward_result = tester.evaluate(forward, test0, test1, claim, BETA)
+    backward_result = tester.evaluate(backward, test1, test0, claim, BETA)
+    assert forward_result.details == tester.evaluate(fitted(train0, train1), test0, test1, claim, BETA).details
+    if classifier == "boosting":
+        assert negated(backward.score.model) is None
+    else:
+        assert backward_result.details == tester.evaluate(fitted(train1, train0), test1, test0, claim, BETA).details
+    assert forward_result.epsilon_lower_bound > 0.1 and backward_result.epsilon_lower_bound > 0.1

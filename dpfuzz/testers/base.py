@@ -137,6 +137,17 @@ class Tester:
         """Fit on training samples; `eval_size` is the held-out sample size per side it will meet."""
         raise NotImplementedError
 
+    def fit_both(
+        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        eval_size: int | None = None,
+    ) -> tuple:
+        """What `fit` returns for (train0, train1) and for (train1, train0): the search scores
+        both directions of a pair. Testers that can share the work between them override this."""
+        return (
+            self.fit(train0, train1, claim, beta, rng, eval_size=eval_size),
+            self.fit(train1, train0, claim, beta, rng, eval_size=eval_size),
+        )
+
     def evaluate(self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
         """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
         raise NotImplementedError

@@ -47,6 +47,11 @@ class EitherTester(Tester):
         share = check_beta(beta) / len(self.testers)
         return tuple(tester.fit(train0, train1, claim, share, rng, eval_size=eval_size) for tester in self.testers)
 
+    def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
+        share = check_beta(beta) / len(self.testers)
+        fitted = [tester.fit_both(train0, train1, claim, share, rng, eval_size=eval_size) for tester in self.testers]
+        return tuple(zip(*fitted))
+
     def evaluate(self, fitted, test0, test1, claim: Claim, beta: float) -> TestResult:
         share = check_beta(beta) / len(self.testers)
         results = [tester.evaluate(item, test0, test1, claim, share) for tester, item in zip(self.testers, fitted)]

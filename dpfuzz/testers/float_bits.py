@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.claims import Claim
 from dpfuzz.testers.base import as_feature_matrix
 from dpfuzz.testers.hockey_stick import HockeyStickTester
 
@@ -49,8 +48,5 @@ class FloatBitsTester(HockeyStickTester):
                 parts.append(f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})")
         return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
-        return super().fit(float_bit_features(train0), float_bit_features(train1), claim, beta, rng, eval_size)
-
-    def in_event(self, event, samples: np.ndarray) -> int:
-        return super().in_event(event, float_bit_features(samples))
+    def features(self, samples: np.ndarray) -> np.ndarray:
+        return float_bit_features(samples)

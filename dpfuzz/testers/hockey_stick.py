@@ -26,6 +26,7 @@ from typing import Literal
 
 import numpy as np
 from scipy import optimize, special, stats
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
@@ -33,7 +34,7 @@ from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_bet
 from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
 from dpfuzz.testers.models import (
-    ModelScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted, is_discrete,
+    ModelScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted, is_discrete, negated,
 )
 from dpfuzz.validation import check_choice
 
@@ -87,16 +88,31 @@ class HockeyStickTester(Tester):
         Candidates are ranked by the bound they would certify on `eval_size` held-out samples
         per side (default: as many as the training samples), predicted with Wilson bounds.
         """
+        return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0]
+
+    def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
+        """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
+        one fit of each scoring model: a model fitted with the labels swapped scores minus what
+        it scored (`models.negated`), so only models without that symmetry are fitted twice."""
+        return tuple(self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
+
+    def features(self, samples: np.ndarray) -> np.ndarray:
+        """The outputs as the tester scores them (here: as they are)."""
+        return samples
+
+    def _fit_events(self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool) -> list[ScoreEvent]:
+        """The fitted event for (train0, train1), and with `both` for (train1, train0) after it."""
         self.check_claim(claim)
         beta = check_beta(beta)
-        x0, x1 = paired_matrices(train0, train1)
+        x0, x1 = paired_matrices(self.features(train0), self.features(train1))
         objective = self._selection_objective(claim, beta, eval_size)
         gammas = self.gammas(claim)
+        directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
         if x0.shape[1] == 1:
-            event = ScoreEvent(OutputValue(), best_interval(x0[:, 0], x1[:, 0], objective, gammas)[0])
+            events = [ScoreEvent(OutputValue(), best_interval(p[:, 0], q[:, 0], objective, gammas)[0]) for p, q in directions]
         else:
-            event = self._fit_scored_event(x0, x1, objective, gammas, rng)
-        return self.choose_epsilon(event, x0, x1, claim, beta, eval_size)
+            events = self._fit_scored_events(x0, x1, objective, gammas, rng, both)
+        return [self.choose_epsilon(event, p, q, claim, beta, eval_size) for event, (p, q) in zip(events, directions)]
 
     def gammas(self, claim: Claim) -> list[float]:
         """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
@@ -119,35 +135,52 @@ class HockeyStickTester(Tester):
         """How an output pattern is shown in event descriptions (None: the row itself)."""
         return None
 
-    def _fit_scored_event(self, x0, x1, objective, gammas, rng: np.random.Generator) -> ScoreEvent:
+    def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[ScoreEvent]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
-        model and its score interval are chosen on the other half, by the same objective."""
+        model and its score interval are chosen on the other half, by the same objective. With
+        `both`, also the event for (x1, x0), from the same fits where a model allows it."""
         fit0, select0 = split_halves(x0)
         fit1, select1 = split_halves(x1)
         features = np.concatenate([fit0, fit1])
         labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
         seed = int(rng.integers(2**31 - 1))
-        capped = np.r_[: min(len(fit0), MODEL_FIT_SAMPLES), len(fit0) : len(fit0) + min(len(fit1), MODEL_FIT_SAMPLES)]
-        models = candidate_models(self.classifier, features, seed)
         # Discrete outputs: every model that takes sample weights is fitted on the distinct
         # rows weighted by their counts, the same fit as on all rows, in milliseconds.
         distinct = distinct_rows(features, labels) if is_discrete(features) else None
-        best, best_value = None, -np.inf
-        for model in models:
-            with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                if distinct is None or not fit_weighted(model, *distinct):
-                    # Pattern counts use the whole fitting half, a classifier at most
-                    # MODEL_FIT_SAMPLES per side: its fit time grows with n, its score stops
-                    # improving much sooner.
-                    rows = slice(None) if isinstance(model, PatternScore) else capped
-                    model.fit(features[rows], labels[rows])
-            interval, value = best_interval(
-                classifier_score(model, select0), classifier_score(model, select1), objective, gammas
-            )
-            if best is None or value > best_value:
-                best, best_value = ScoreEvent(ModelScore(model, self.describe_row), interval), value
-        return best
+        best: list[tuple[float, ScoreEvent | None]] = [(-np.inf, None)] * (2 if both else 1)
+        for spec in candidate_models(self.classifier, features, seed):
+            model = self._fitted(spec, features, labels, distinct, len(fit0))
+            scores0, scores1 = classifier_score(model, select0), classifier_score(model, select1)
+            scored = [(model, scores0, scores1)]
+            if both:
+                reverse = negated(model)
+                if reverse is not None:
+                    scored.append((reverse, -scores1, -scores0))
+                else:
+                    flipped = None if distinct is None else (distinct[0], 1 - distinct[1], distinct[2])
+                    reverse = self._fitted(clone(spec), features, 1 - labels, flipped, len(fit0))
+                    scored.append((reverse, classifier_score(reverse, select1), classifier_score(reverse, select0)))
+            for index, (fitted, scores_p, scores_q) in enumerate(scored):
+                interval, value = best_interval(scores_p, scores_q, objective, gammas)
+                if best[index][1] is None or value > best[index][0]:
+                    best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
+        return [event for _, event in best]
+
+    @staticmethod
+    def _fitted(model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
+        """`model` fitted on the labelled rows (`distinct`: the same rows, weighted, when given)."""
+        with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if distinct is None or not fit_weighted(model, *distinct):
+                # Pattern counts use the whole fitting half, a classifier at most
+                # MODEL_FIT_SAMPLES per side: its fit time grows with n, its score stops
+                # improving much sooner.
+                rows = slice(None)
+                if not isinstance(model, PatternScore):
+                    capped = min(first_side, MODEL_FIT_SAMPLES), min(len(features) - first_side, MODEL_FIT_SAMPLES)
+                    rows = np.r_[: capped[0], first_side : first_side + capped[1]]
+                model.fit(features[rows], labels[rows])
+        return model
 
     def evaluate(self, event: ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
@@ -159,7 +192,7 @@ class HockeyStickTester(Tester):
     def in_event(self, event: ScoreEvent, samples: np.ndarray) -> int:
         """How many of the held-out `samples` fall in the fitted event: with `certify_counts`,
         `evaluate` on outputs drawn, counted and discarded a chunk at a time."""
-        return event.count(as_feature_matrix(samples, "samples"))
+        return event.count(as_feature_matrix(self.features(samples), "samples"))
 
     def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
         """The certificate from held-out counts (k, n) of the event under P and under Q, so

@@ -10,6 +10,7 @@ terms: which patterns it holds, or which output coordinates drive the classifier
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Callable
 
@@ -208,6 +209,28 @@ def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weight
     routed = {f"{name}__sample_weight": weights for name, step in steps if has_fit_parameter(step, "sample_weight")}
     model.fit(features, labels, **routed)
     return True
+
+
+def negated(model: object) -> object | None:
+    """A copy of a fitted model scoring minus what `model` scores: the model fitted with the
+    labels swapped, for models whose fit is symmetric in the labels (the ½-smoothed pattern and
+    step counts; the isotonic fit, tried in both directions; logistic regression, whose penalised
+    log-loss is unchanged when the labels and the weights change sign). None for other models."""
+    if isinstance(model, PatternScore):
+        flipped = copy.copy(model)
+        flipped.scores_ = -model.scores_
+        return flipped
+    if isinstance(model, MonotonePatternScore):
+        flipped = copy.copy(model)
+        flipped.steps_ = [(edges, -scores) for edges, scores in model.steps_]
+        return flipped
+    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
+    if isinstance(final, LogisticRegression) and final.coef_.shape[0] == 1:
+        flipped = copy.deepcopy(model)
+        final = flipped.steps[-1][1] if isinstance(flipped, Pipeline) else flipped
+        final.coef_, final.intercept_ = -final.coef_, -final.intercept_
+        return flipped
+    return None
 
 
 def is_discrete(features: np.ndarray) -> bool:
