@@ -363,3 +363,20 @@ def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier)
     else:
         assert backward_result.details == tester.evaluate(fitted(train1, train0), test1, test0, claim, BETA).details
     assert forward_result.epsilon_lower_bound > 0.1 and backward_result.epsilon_lower_bound > 0.1
+
+
+def test_models_fitted_asymmetrically_in_the_labels_are_not_negated():
+    # Class weights, or a step that uses the labels, make the swapped fit differ from minus the
+    # fit: such models are fitted again for the reverse direction instead.
+    from sklearn.feature_selection import SelectKBest
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from dpfuzz.testers.models import named_model, negated
+
+    rng = np.random.default_rng(18)
+    x = rng.normal(size=(2_000, 3))
+    labels = (x[:, 0] + rng.normal(size=2_000) > 0).astype(int)
+    assert negated(named_model("logistic", 0, 3).fit(x, labels)) is not None
+    assert negated(LogisticRegression(class_weight={1: 5.0}).fit(x, labels)) is None
+    assert negated(make_pipeline(SelectKBest(k=2), LogisticRegression()).fit(x, labels)) is None

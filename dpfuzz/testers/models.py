@@ -211,11 +211,16 @@ def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weight
     return True
 
 
+# Pipeline steps that ignore the labels, so a pipeline of them and a symmetric classifier is symmetric.
+_LABEL_FREE_STEPS = (FunctionTransformer, PolynomialFeatures, StandardScaler)
+
+
 def negated(model: object) -> object | None:
     """A copy of a fitted model scoring minus what `model` scores: the model fitted with the
     labels swapped, for models whose fit is symmetric in the labels (the ½-smoothed pattern and
-    step counts; the isotonic fit, tried in both directions; logistic regression, whose penalised
-    log-loss is unchanged when the labels and the weights change sign). None for other models."""
+    step counts; the isotonic fit, tried in both directions; logistic regression without
+    class-specific weights, after label-free steps, whose penalised log-loss is unchanged when the
+    labels and the weights change sign). None for other models."""
     if isinstance(model, PatternScore):
         flipped = copy.copy(model)
         flipped.scores_ = -model.scores_
@@ -224,8 +229,11 @@ def negated(model: object) -> object | None:
         flipped = copy.copy(model)
         flipped.steps_ = [(edges, -scores) for edges, scores in model.steps_]
         return flipped
-    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
-    if isinstance(final, LogisticRegression) and final.coef_.shape[0] == 1:
+    steps = [step for _, step in model.steps] if isinstance(model, Pipeline) else [model]
+    label_free = all(isinstance(step, _LABEL_FREE_STEPS) for step in steps[:-1])
+    final = steps[-1]
+    symmetric = isinstance(final, LogisticRegression) and final.class_weight in (None, "balanced")
+    if label_free and symmetric and final.coef_.shape[0] == 1:
         flipped = copy.deepcopy(model)
         final = flipped.steps[-1][1] if isinstance(flipped, Pipeline) else flipped
         final.coef_, final.intercept_ = -final.coef_, -final.intercept_
