@@ -100,18 +100,21 @@ def timed_estimate(name: str, on_pair: bool, seed: int, **budget) -> tuple[float
     return estimate.epsilon_lower_bound, time.perf_counter() - start
 
 
+def seeded_estimates(name: str, **budget) -> list[tuple[float, float]]:
+    """(ε lower bound, seconds) on the pair with seed 0, then searching with each of SEARCH_SEEDS."""
+    return [timed_estimate(name, True, 0, **budget)] + [timed_estimate(name, False, seed, **budget) for seed in SEARCH_SEEDS]
+
+
 def estimate_row(name: str, max_draws: int) -> str:
     """The row at `max_draws` (on the pair with seed 0, searching with each of SEARCH_SEEDS), and
     the same estimates within a tenth of DP-Sniper's seconds."""
     entry_name, _, _, _, sniper_epsilon, sniper_seconds = ROWS[name]
     truth = row_truth(name)
     true_text = "∞" if truth == float("inf") else ("?" if truth is None else f"{truth:.4g}")
-    pair_epsilon, pair_seconds = timed_estimate(name, True, 0, max_draws=max_draws)
-    searches = [timed_estimate(name, False, seed, max_draws=max_draws) for seed in SEARCH_SEEDS]
+    (pair_epsilon, pair_seconds), *searches = seeded_estimates(name, max_draws=max_draws)
     bounds = [pair_epsilon] + [epsilon for epsilon, _ in searches]
     if sniper_epsilon is not None:  # the same seeds within a tenth of DP-Sniper's seconds
-        in_tenth = dict(max_draws=max_draws, max_seconds=sniper_seconds / 10)
-        fast = [timed_estimate(name, True, 0, **in_tenth)] + [timed_estimate(name, False, seed, **in_tenth) for seed in SEARCH_SEEDS]
+        fast = seeded_estimates(name, max_draws=max_draws, max_seconds=sniper_seconds / 10)
         verdict = "yes" if min(bounds) >= sniper_epsilon else "no"
         in_time = all(epsilon >= sniper_epsilon and seconds <= sniper_seconds / 10 for epsilon, seconds in fast)
         verdict += " | " + ("yes" if in_time else "no")
