@@ -27,7 +27,7 @@ import numpy as np
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
-from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_beta, split_halves
+from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
 from dpfuzz.testers.hockey_stick import HockeyStickTester
 from dpfuzz.validation import check_choice
@@ -143,8 +143,6 @@ class HistogramTester(HockeyStickTester):
         features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
         interval, _ = best_interval(binning(features0), binning(features1), objective, self.gammas(claim))
         return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)
-
-    fit_both = Tester.fit_both  # bins are cheap to fit: once per direction
 
     def gammas(self, claim: Claim) -> list[float]:
         """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their grid."""

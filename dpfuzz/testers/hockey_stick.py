@@ -93,7 +93,10 @@ class HockeyStickTester(Tester):
     def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
         """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
         one fit of each scoring model: a model fitted with the labels swapped scores minus what
-        it scored (`models.negated`), so only models without that symmetry are fitted twice."""
+        it scored (`models.negated`), so only models without that symmetry are fitted twice. A
+        subclass that overrides `fit` (e.g. `HistogramTester`) gets its `fit` once per direction."""
+        if type(self).fit is not HockeyStickTester.fit:
+            return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
         return tuple(self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
 
     def features(self, samples: np.ndarray) -> np.ndarray:
