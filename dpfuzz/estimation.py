@@ -58,7 +58,8 @@ PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe c
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
 # PILOT_GROWTH while all pilots would take under PILOT_SHARE of the time (UNMEASURED_PILOT_SHARE
 # while fixed costs hide the pace per draw); the main estimate planned for TIME_SHARE of the rest
-# (1/2: the pace per draw rises up to 1.7× from 10^6 to 10^7 draws as samples outgrow the caches).
+# (1/2: the pace per draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and
+# times vary run to run; at 0.7, 4 of 32 of the side-by-side's timed estimates overran, by up to 1.5×).
 PILOT_FACTOR = 2
 PILOT_GROWTH = 4
 PILOT_SHARE = 0.15

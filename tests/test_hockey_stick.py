@@ -246,9 +246,29 @@ def test_logistic_scores_in_closed_form_equal_the_pipeline(width):
     rng = np.random.default_rng(12)
     x = rng.normal(size=(5_000, width)) + rng.integers(-1, 2, size=(5_000, width))
     labels = (rng.random(5_000) < 1 / (1 + np.exp(-(x[:, 0] ** 2 - np.abs(x[:, -1]))))).astype(int)
+    original = x.copy()
     model = named_model("logistic", 0, width).fit(x, labels)
     expected = model.decision_function(x)
     np.testing.assert_allclose(classifier_score(model, x), expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+    np.testing.assert_array_equal(x, original)  # the scaler works in place on the expanded features only
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_blockwise_scaler_fits_the_mean_and_scale_the_whole_matrix_gives(weighted):
+    # BlockwiseScaler merges per-block means and variances (StandardScaler.partial_fit); on
+    # 2·10^5 rows (4 blocks) they must equal the one-pass fit's up to rounding (1e-12).
+    from sklearn.preprocessing import StandardScaler
+
+    from dpfuzz.testers.models import BlockwiseScaler
+
+    rng = np.random.default_rng(20)
+    x = rng.laplace(size=(200_000, 5)) * [1.0, 10.0, 0.1, 1.0, 3.0] + [0.0, 5.0, -1.0, 100.0, 0.0]
+    weights = rng.random(len(x)) if weighted else None
+    whole, blocks = StandardScaler().fit(x, sample_weight=weights), BlockwiseScaler().fit(x, sample_weight=weights)
+    assert len(x) > 3 * BlockwiseScaler.BLOCK_ROWS
+    np.testing.assert_allclose(blocks.mean_, whole.mean_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(blocks.scale_, whole.scale_, rtol=1e-12)
+    np.testing.assert_allclose(blocks.n_samples_seen_, whole.n_samples_seen_, rtol=1e-12)
 
 
 def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_row():
@@ -363,6 +383,27 @@ def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier)
     else:
         assert backward_result.details == tester.evaluate(fitted(train1, train0), test1, test0, claim, BETA).details
     assert forward_result.epsilon_lower_bound > 0.1 and backward_result.epsilon_lower_bound > 0.1
+
+
+def test_a_subclass_that_overrides_fit_gets_its_fit_in_both_directions():
+    # `fit_both` fits the models once only for HockeyStickTester's own `fit`; a subclass's `fit`
+    # (here the histogram tester's bins) must be called once per direction, the samples swapped.
+    from dpfuzz.testers.histogram import HistogramTester
+
+    calls = []
+
+    class Recording(HistogramTester):
+        def fit(self, train0, train1, *args, **kwargs):
+            calls.append((train0, train1))
+            return super().fit(train0, train1, *args, **kwargs)
+
+    rng = np.random.default_rng(19)
+    (train0, test0), (train1, test1) = (np.split(rng.laplace(shift, 1.0, 40_000), 2) for shift in (1.0, 0.0))
+    claim, plain = PureDP(0.5), HistogramTester()
+    forward, backward = Recording().fit_both(train0, train1, claim, BETA, np.random.default_rng(0))
+    assert [(a is train0, b is train1) for a, b in calls] == [(True, True), (False, False)] and calls[1][0] is train1
+    expected = plain.fit(train1, train0, claim, BETA, np.random.default_rng(0))
+    assert plain.evaluate(backward, test1, test0, claim, BETA).details == plain.evaluate(expected, test1, test0, claim, BETA).details
 
 
 def test_models_fitted_asymmetrically_in_the_labels_are_not_negated():
