@@ -401,7 +401,8 @@ def test_a_subclass_that_overrides_fit_gets_its_fit_in_both_directions():
     (train0, test0), (train1, test1) = (np.split(rng.laplace(shift, 1.0, 40_000), 2) for shift in (1.0, 0.0))
     claim, plain = PureDP(0.5), HistogramTester()
     forward, backward = Recording().fit_both(train0, train1, claim, BETA, np.random.default_rng(0))
-    assert [(a is train0, b is train1) for a, b in calls] == [(True, True), (False, False)] and calls[1][0] is train1
+    (first_p, first_q), (second_p, second_q) = calls
+    assert first_p is train0 and first_q is train1 and second_p is train1 and second_q is train0
     expected = plain.fit(train1, train0, claim, BETA, np.random.default_rng(0))
     assert plain.evaluate(backward, test1, test0, claim, BETA).details == plain.evaluate(expected, test1, test0, claim, BETA).details
 
