@@ -3,7 +3,8 @@
 `estimate_epsilon` runs the audit machinery with the claim ε = 0 (at the given δ) and the
 hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lower bound they would
 certify. On one pair, most of the budget goes to the one final certification (at least 60%;
-events are fitted and selected on at most 3·10^6 outputs per side), because the estimate is the
+events are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up to 10^7
+beyond 1.2·10^8 draws), because the estimate is the
 certified bound of that one test. Several pairs (a searched `Domain`, or a list) are estimated
 in two stages: a search audit spends SEARCH_SHARE of the draws on all pairs alike (fixed
 sampling; unlike a refutation audit it does not stop at the first violating pair) and picks the
@@ -53,6 +54,12 @@ SEARCH_VERIFY = 1_000
 # goes to the final certification. 3·10^6 per side rather than 10^6 raised the bound on
 # DP-Sniper's pairs at 2.6·10^7 draws from 0.190 to 0.200 (SVT3) and 0.308 to 0.313 (SVT6).
 MAX_FIT_SAMPLES = 3_000_000
+# Above 1.2·10^8 draws, 5% of them fit and select the event, up to 10^7 outputs per side: on
+# SVT1's closest pair of DP-Sniper's domain (certifiable_ceiling.md) one output has ratio 0.099 and
+# the next 0.049, and 1.5·10^6 fitting outputs per side told them apart on 4 of 6 seeds (at 10^8
+# draws seed 0 fitted a union of six outputs and certified 0.043).
+LARGE_FIT_SHARE = 0.05
+LARGEST_FIT_SAMPLES = 10_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
 PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
@@ -134,7 +141,8 @@ def estimate_epsilon(
     neighbour (add/remove, substitute, ℓ∞ with sensitivity 1). `max_draws` (default 4·10^6)
     bounds all mechanism outputs: at least 60% of it (with several pairs, of what the search
     leaves: about half) goes to the final certification, and each pair's event is fitted and
-    selected on at most 3·10^6 outputs per side. `max_seconds`
+    selected on at most 3·10^6 outputs per side (beyond 1.2·10^8 draws on one pair, on 5% of
+    them, up to 10^7). `max_seconds`
     bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
     the pace, and the estimate gets the draws the time left affords: a plan, not a hard limit
     (not bit-reproducible; ``max_draws=result.draws, seed=result.seed`` reproduces it).
@@ -272,16 +280,23 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
 
 
 def _certify(mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int) -> EpsilonEstimate:
-    """One audit of ε = 0 on one pair: 40% of the draws (at most 3·10^6 per side) fit and choose
-    its event, the rest certify it."""
+    """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
+    rest certify it."""
     budget = max_draws - PROBE_DRAWS
-    samples = min(int((1 - VERIFY_SHARE) * budget / 2), MAX_FIT_SAMPLES)
+    samples = fit_samples(budget)
     report = _audit(mechanism, domain, pair, 1, delta, samples, (budget - 2 * samples) // 2, beta, seed, max_draws)
     return EpsilonEstimate(
         epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=delta, beta=beta, pair=report.candidate,
         event=report.verification.event, draws=report.draws, seconds=report.seconds.get("total", 0.0),
         seed=seed, report=report,
     )
+
+
+def fit_samples(budget: int) -> int:
+    """Outputs per side that fit and select one pair's event out of `budget` draws: 40% of them,
+    at most MAX_FIT_SAMPLES, or LARGE_FIT_SHARE of them up to LARGEST_FIT_SAMPLES where that is more."""
+    large = min(int(LARGE_FIT_SHARE * budget / 2), LARGEST_FIT_SAMPLES)
+    return min(int((1 - VERIFY_SHARE) * budget / 2), max(MAX_FIT_SAMPLES, large))
 
 
 def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws) -> AuditReport:

@@ -9,7 +9,7 @@ import pytest
 from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
-from dpfuzz.estimation import enclosing_domain, planned_draws
+from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws
 
 
 def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on [0, 1] records
@@ -157,3 +157,13 @@ def test_the_time_plan_extrapolates_the_pilots_pace():
     unmeasured = pilots((1_000_000, 0.30), (4_000_000, 0.31))
     assert planned_draws(unmeasured, 3.1) == pytest.approx(40_000_000, rel=1e-6)
     assert planned_draws(pilots((1_000_000, 0.5)), 2.0) == 4_000_000
+
+
+def test_one_pair_fits_its_event_on_40_percent_up_to_3e6_per_side_then_on_5_percent_up_to_1e7():
+    # 40% of small budgets; DP-Sniper's budget (2.6·10^7) keeps the 3·10^6 per side its
+    # benchmarks were measured with; from 1.2·10^8 draws 5% of them, up to 10^7 per side.
+    assert fit_samples(1_000_000) == 200_000
+    assert fit_samples(26_000_000) == 3_000_000
+    assert fit_samples(120_000_000) == 3_000_000
+    assert fit_samples(200_000_000) == 5_000_000
+    assert fit_samples(1_000_000_000) == 10_000_000

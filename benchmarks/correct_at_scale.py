@@ -1,0 +1,73 @@
+"""Within 5% of the true ε on the correct mechanisms, given their closest pair and the draws that
+allow it (issue 16).
+
+    python benchmarks/correct_at_scale.py           # SVT1/2 at 10^9 draws, noisy max at 2.6·10^7 (about 15 minutes)
+    python benchmarks/correct_at_scale.py --quick   # ReportNoisyMax1 at 2.6·10^6 draws (CI)
+
+`certifiable_ceiling.md` computes, exactly, the pair of DP-Sniper's domain on which one event
+certifies the most, and the smallest `max_draws` whose expected certificate reaches 95% of the
+true ε = 0.1. Here `estimate_epsilon` runs on that pair with those draws (seed 0, β = 0.05): a
+bound within 5% of the truth, and never above it, is what the issue asks of the correct
+mechanisms. The side-by-side's correct rows stay on the catalogue's witnesses and DP-Sniper's
+budget, where the ceilings are lower. Writes benchmarks/results/correct_at_scale.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+from dpsniper_side_by_side import answers, row_setup, row_truth
+from results_table import environment, write
+
+from dpfuzz import estimate_epsilon
+
+# DP-Sniper's name: (the pair of certifiable_ceiling.md's "draws for 95%", the draws: for SVT1/2
+# 10^9 rather than the 6·10^8 whose expected certificate, 0.0958, clears 0.095 by less than the
+# bound's standard deviation there, about 0.0012)
+ROWS = {
+    "SVT1": (answers([6.0] * 9 + [8.0], [7.0] * 10), 10**9),
+    "SVT2": (answers([7.0] * 9 + [9.0], [8.0] * 10), 10**9),
+    "ReportNoisyMax1": (answers([-9.0, 5, 5, 5, 5], [-10.0, 6, 6, 6, 6]), 26_000_000),
+    "ReportNoisyMax2": (answers([1.0, -2, -2, -2, -2], [0.0, -1, -1, -1, -1]), 26_000_000),
+}
+QUICK = {"ReportNoisyMax1": 2_600_000}
+
+
+def row(name: str, draws: int) -> str:
+    mechanism, _, _, searched, _ = row_setup(name)
+    pair, truth = ROWS[name][0], row_truth(name)
+    start = time.perf_counter()
+    estimate = estimate_epsilon(mechanism, pair, domain=searched, max_draws=draws, seed=0, beta=0.05)
+    seconds = time.perf_counter() - start
+    bound = estimate.epsilon_lower_bound
+    verdict = f"{bound / truth:.1%}" + (" (ABOVE the truth)" if bound > truth else "")
+    return (
+        f"| {name} | {pair.d0.tolist()} / {pair.d1.tolist()} | {draws:.2g} | {bound:.4f} | {truth:g} | {verdict} | "
+        f"{seconds:.0f} | {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.1f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="ReportNoisyMax1 at 2.6·10^6 draws")
+    args = parser.parse_args()
+    budgets = QUICK if args.quick else {name: draws for name, (_, draws) in ROWS.items()}
+    lines = [
+        "# Within 5% of the true ε on the correct mechanisms: their closest pair, enough draws",
+        "",
+        f"{environment()}; `estimate_epsilon(mechanism, pair, max_draws=…, seed=0, beta=0.05)` on the pair and",
+        "with the draws of `certifiable_ceiling.md`'s \"draws for 95%\" (SVT1/2: 10^9 rather than its 6·10^8, whose",
+        "expected certificate clears 0.095 by less than its standard deviation; DP-Sniper's configurations, ε = 0.1).",
+        "Peak memory is the process's so far (the rows run in order).",
+        "",
+        "| mechanism | pair | draws | ε ≥ | true ε | share of true | s | peak GB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+        *(row(name, draws) for name, draws in budgets.items()),
+    ]
+    write("correct_at_scale", lines, args.quick)
+
+
+if __name__ == "__main__":
+    main()
