@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -113,12 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--tester", choices=TESTERS, help="how divergence is bounded (default auto)")
     search.add_argument("--finder", choices=FINDERS, help="how pairs are proposed (default random)")
     search.add_argument("--trials", type=int, help="neighbouring pairs to try (default 10)")
-    search.add_argument("--samples", type=int, help="outputs per dataset per trial, at most (default 100000)")
-    search.add_argument("--verify-samples", type=int, help="fresh outputs per dataset to certify, at most (default 5 x --samples)")
+    search.add_argument("--samples", type=_count, help="outputs per dataset per trial, at most (default 100000)")
+    search.add_argument("--verify-samples", type=_count, help="fresh outputs per dataset to certify, at most (default 5 x --samples)")
     search.add_argument("--beta", type=float, help="false-alarm probability of the whole audit (default 0.05)")
     search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
     search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
-    search.add_argument("--max-draws", type=int, help="cap on all outputs drawn (reproducible)")
+    search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
     search.add_argument("--max-seconds", type=float, help="cap on wall-clock time (not reproducible)")
     search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
     output = run.add_argument_group("output")
@@ -140,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--epsilon", type=float, help="passed to a factory that takes epsilon")
     estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
-    estimate.add_argument("--max-draws", type=int, help="cap on all outputs drawn (default 4000000)")
+    estimate.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)")
     estimate.add_argument("--max-seconds", type=float, help="time budget: pilots set the draws the time affords (--max-draws stays a cap)")
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
@@ -258,6 +259,17 @@ def resolve_target(args: argparse.Namespace):
             base.pop("sensitivity", None)
         target = dataclasses.replace(target, domain=Domain(**{**base, **changes}))
     return target
+
+
+def _count(text: str) -> int:
+    """A count of outputs or draws, written 1000000, 1_000_000 or 1e6."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 200000000 or 2e8")
+    return int(value)
 
 
 def _parse_param(text: str) -> tuple[str, Any]:

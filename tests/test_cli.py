@@ -64,6 +64,18 @@ def test_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert message in capsys.readouterr().err.replace("\n", "")
 
 
+def test_counts_of_draws_take_exponents_and_underscores_and_nothing_else(capsys):
+    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "2e5", "--seed", "0"]) == 0
+    assert "200,000 outputs" in capsys.readouterr().out
+    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200_000", "--seed", "0"]) == 0
+    assert "200,000 outputs" in capsys.readouterr().out
+    for flag, text in (("--max-draws", "2.5e4x"), ("--samples", "1e3.5"), ("--verify-samples", "2.5")):
+        with pytest.raises(SystemExit) as exited:
+            main(["audit", "DPLaplaceMean", flag, text])
+        assert exited.value.code == 2
+        assert f"{text!r} is not a whole number; write e.g. 200000000 or 2e8" in capsys.readouterr().err
+
+
 def test_users_factory_parameters_are_checked(tmp_path, monkeypatch, capsys):
     # Issue 13: a misspelt --param for a user's factory was silently ignored.
     (tmp_path / "factories.py").write_text(
