@@ -1,12 +1,12 @@
 """Within 5% of the true ε on the correct mechanisms, given their closest pair and the draws that
 allow it (issue 16).
 
-    python benchmarks/correct_at_scale.py           # SVT1/2 at 10^9 draws, noisy max at 2.6·10^7 (about 15 minutes)
+    python benchmarks/correct_at_scale.py           # SVT1/2 at 10^9 draws, noisy max at 2.6·10^7, two seeds (about 40 minutes)
     python benchmarks/correct_at_scale.py --quick   # ReportNoisyMax1 at 2.6·10^6 draws (CI)
 
 `certifiable_ceiling.md` computes, exactly, the pair of DP-Sniper's domain on which one event
 certifies the most, and the smallest `max_draws` whose expected certificate reaches 95% of the
-true ε = 0.1. Here `estimate_epsilon` runs on that pair with those draws (seed 0, β = 0.05): a
+true ε = 0.1. Here `estimate_epsilon` runs on that pair with those draws (seeds 0 and 1, β = 0.05): a
 bound within 5% of the truth, and never above it, is what the issue asks of the correct
 mechanisms. The side-by-side's correct rows stay on the catalogue's witnesses and DP-Sniper's
 budget, where the ceilings are lower. Writes benchmarks/results/correct_at_scale.md.
@@ -33,19 +33,23 @@ ROWS = {
     "ReportNoisyMax2": (answers([1.0, -2, -2, -2, -2], [0.0, -1, -1, -1, -1]), 26_000_000),
 }
 QUICK = {"ReportNoisyMax1": 2_600_000}
+SEEDS = range(2)
 
 
-def row(name: str, draws: int) -> str:
+def row(name: str, draws: int, seeds: range) -> str:
     mechanism, _, _, searched, _ = row_setup(name)
     pair, truth = ROWS[name][0], row_truth(name)
-    start = time.perf_counter()
-    estimate = estimate_epsilon(mechanism, pair, domain=searched, max_draws=draws, seed=0, beta=0.05)
-    seconds = time.perf_counter() - start
-    bound = estimate.epsilon_lower_bound
-    verdict = f"{bound / truth:.1%}" + (" (ABOVE the truth)" if bound > truth else "")
+    bounds, seconds = [], []
+    for seed in seeds:
+        start = time.perf_counter()
+        estimate = estimate_epsilon(mechanism, pair, domain=searched, max_draws=draws, seed=seed, beta=0.05)
+        seconds.append(time.perf_counter() - start)
+        bounds.append(estimate.epsilon_lower_bound)
+    verdict = f"{min(bounds) / truth:.1%}" + (" (ABOVE the truth)" if max(bounds) > truth else "")
     return (
-        f"| {name} | {pair.d0.tolist()} / {pair.d1.tolist()} | {draws:.2g} | {bound:.4f} | {truth:g} | {verdict} | "
-        f"{seconds:.0f} | {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.1f} |"
+        f"| {name} | {pair.d0.tolist()} / {pair.d1.tolist()} | {draws:.2g} | {' / '.join(f'{bound:.4f}' for bound in bounds)} | "
+        f"{truth:g} | {verdict} | {' / '.join(f'{second:.0f}' for second in seconds)} | "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.1f} |"
     )
 
 
@@ -54,17 +58,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="ReportNoisyMax1 at 2.6·10^6 draws")
     args = parser.parse_args()
     budgets = QUICK if args.quick else {name: draws for name, (_, draws) in ROWS.items()}
+    seeds = range(1) if args.quick else SEEDS
     lines = [
         "# Within 5% of the true ε on the correct mechanisms: their closest pair, enough draws",
         "",
-        f"{environment()}; `estimate_epsilon(mechanism, pair, max_draws=…, seed=0, beta=0.05)` on the pair and",
+        f"{environment()}; `estimate_epsilon(mechanism, pair, max_draws=…, seed=s, beta=0.05)`, s = {', '.join(map(str, seeds))}, on the pair and",
         "with the draws of `certifiable_ceiling.md`'s \"draws for 95%\" (SVT1/2: 10^9 rather than its 6·10^8, whose",
         "expected certificate clears 0.095 by less than its standard deviation; DP-Sniper's configurations, ε = 0.1).",
-        "Peak memory is the process's so far (the rows run in order).",
+        "Share of true: the smaller bound's. Peak memory is the process's so far (the rows run in order).",
         "",
-        "| mechanism | pair | draws | ε ≥ | true ε | share of true | s | peak GB |",
+        "| mechanism | pair | draws | ε ≥ (per seed) | true ε | share of true | s (per seed) | peak GB |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
-        *(row(name, draws) for name, draws in budgets.items()),
+        *(row(name, draws, seeds) for name, draws in budgets.items()),
     ]
     write("correct_at_scale", lines, args.quick)
 
