@@ -56,8 +56,9 @@ SEARCH_VERIFY = 1_000
 MAX_FIT_SAMPLES = 3_000_000
 # Above 1.2·10^8 draws, 5% of them fit and select the event, up to 10^7 outputs per side: on
 # SVT1's closest pair of DP-Sniper's domain (certifiable_ceiling.md) one output has ratio 0.099 and
-# the next 0.049, and 1.5·10^6 fitting outputs per side told them apart on 4 of 6 seeds (at 10^8
-# draws seed 0 fitted a union of six outputs and certified 0.043).
+# the next 0.049. With 3·10^6 per side the event held other outputs too on some seeds (at 10^8
+# draws, seed 0: six outputs, certified 0.043; with 1.5·10^6 fitting outputs per side the fitted
+# scores of that output ranged 0.066–0.118 over seeds 2–6); with 10^7 it was that output alone.
 LARGE_FIT_SHARE = 0.05
 LARGEST_FIT_SAMPLES = 10_000_000
 DEFAULT_MAX_DRAWS = 4_000_000
