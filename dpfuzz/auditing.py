@@ -163,7 +163,13 @@ class _Probe:
 
 
 VERIFY_CHUNK = 1 << 20  # outputs per side a counting verification holds at once
+# With max_seconds the verification draws until the deadline, but at least this many outputs per side.
+DEADLINE_FLOOR = 1_000
 PROFILE_MIN_SAMPLES = 2_000  # fewer verification outputs per side: no privacy profile in the report
+# The profile is computed on at most this many of the verification outputs per side (the first
+# ones: a sample independent of the event): on 10^7 Laplace outputs per side it took 2.5 s (sorts
+# and searches), a third of a 2.6·10^7-draw estimate's time, on 10^6 0.16 s.
+PROFILE_MAX_SAMPLES = 1_000_000
 
 
 @dataclass
@@ -177,8 +183,8 @@ class _FreshOutputs:
     """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
     certifies from counts (`in_event`, `certify_counts`) gets them drawn, counted and discarded
     `VERIFY_CHUNK` rows at a time (SVT6's pair at 2.6·10^7 draws, 10^7 outputs per side: peak
-    memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s); 1-D outputs are kept all the same, for the
-    privacy profile. Other testers get every output kept."""
+    memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s); of 1-D outputs the first PROFILE_MAX_SAMPLES
+    per side are kept, for the privacy profile. Other testers get every output kept."""
 
     def __init__(self, tester: Tester, event):
         self.tester, self.event = tester, event
@@ -187,20 +193,38 @@ class _FreshOutputs:
         self.event_counts = [0, 0]  # of them, how many fall in the event under P and under Q
         self.outputs: tuple[list, list] = ([], [])
         self.counting_seconds = 0.0
+        self.cut = False  # whether a deadline ended the drawing early
 
-    def draw(self, draws: _Draws, pair: DatasetPair, count: int, rng: np.random.Generator) -> None:
-        chunk = VERIFY_CHUNK if self.counting else max(count, 1)
-        for start in range(0, count, chunk):
-            size = min(chunk, count - start)
+    def draw(self, draws: _Draws, pair: DatasetPair, count: int, rng: np.random.Generator, deadline: float | None = None) -> None:
+        """`count` more outputs per side; with a `deadline` (a `time.perf_counter()` time), in
+        chunks while the next fits before it at the pace so far, and at least DEADLINE_FLOOR in
+        all. How many are drawn then depends on the clock alone, never on the outputs, so the
+        certificate on them keeps its level."""
+        chunk = VERIFY_CHUNK if self.counting or deadline is not None else max(count, 1)
+        drawn, began = 0, time.perf_counter()
+        while drawn < count:
+            size = min(chunk, count - drawn)
+            if deadline is not None:
+                now = time.perf_counter()
+                per_output = (now - began) / drawn if drawn else 2 / draws.rate  # seconds per output per side
+                fits = 0 if now >= deadline else int((deadline - now) / per_output) if per_output > 0 else size
+                size = min(size, max(fits, DEADLINE_FLOOR - self.count))
+                if size <= 0:
+                    self.cut = True
+                    return
             new = (draws(pair.d0, size, rng), draws(pair.d1, size, rng))
+            drawn += size
             if self.counting:
-                began = time.perf_counter()
+                counted_at = time.perf_counter()
                 for side, outputs in enumerate(new):
                     self.event_counts[side] += self.tester.in_event(self.event, outputs)
-                self.counting_seconds += time.perf_counter() - began
-            if not self.counting or new[0].size == size:
+                self.counting_seconds += time.perf_counter() - counted_at
+            if not self.counting:
                 for kept, outputs in zip(self.outputs, new):
                     kept.append(outputs)
+            elif new[0].size == size and self.count < PROFILE_MAX_SAMPLES:
+                for kept, outputs in zip(self.outputs, new):
+                    kept.append(outputs[: PROFILE_MAX_SAMPLES - self.count])
             self.count += size
 
     def kept(self) -> tuple:
@@ -285,7 +309,9 @@ class _Audit:
     def _check_refutable(self) -> None:
         """Samples guidance: fail before the search when no outcome could refute the claim."""
         tester, settings = self.tester, self.settings
-        largest = int(min(settings.verification_samples, self.draws.remaining() // 2))
+        # the clock leaves the verification at least DEADLINE_FLOOR outputs per side
+        floor = 0 if settings.max_seconds is None else DEADLINE_FLOOR
+        largest = int(min(settings.verification_samples, max(self.draws.remaining() // 2, floor)))
         best = tester.max_certifiable(self.claim, largest, settings.beta)
         threshold = tester.threshold(self.claim)
         delta = getattr(self.claim, "delta", 0.0)
@@ -408,19 +434,22 @@ class _Audit:
             with single_threaded():
                 event = self.tester.fit(train_p, train_q, self.claim, looks[-1].beta, rng, eval_size=looks[-1].samples)
         fresh = _FreshOutputs(self.tester, event)
+        deadline = None if settings.max_seconds is None else self.draws.started + settings.max_seconds
         verification = None
         for index, look in enumerate(looks):
             if index > 0 and not self.draws.affordable(2 * (look.samples - fresh.count)):
                 self.notes.append(f"the budget ended verification at {fresh.count:,} outputs per side.")
                 break
-            fresh.draw(self.draws, pair, look.samples - fresh.count, rng)
+            fresh.draw(self.draws, pair, look.samples - fresh.count, rng, deadline)
+            if fresh.cut:
+                self.notes.append(f"max_seconds ended verification at {fresh.count:,} of {look.samples:,} outputs per side.")
             with single_threaded():
                 result = fresh.certify(self.claim, look.beta)
             verification = verification or _Verification(result)
             verification.result, verification.samples = result, fresh.kept()
-            verification.looks.append({"samples": look.samples, "beta": look.beta, "bound": result.bound, "violated": result.violated})
-            self.progress(f"verify: look {index + 1} of {len(looks)}, {look.samples:,} fresh outputs per side, {self.draws.used:,} drawn")
-            if result.violated:
+            verification.looks.append({"samples": fresh.count, "beta": look.beta, "bound": result.bound, "violated": result.violated})
+            self.progress(f"verify: look {index + 1} of {len(looks)}, {fresh.count:,} fresh outputs per side, {self.draws.used:,} drawn")
+            if result.violated or fresh.cut:
                 break
         return verification
 
@@ -461,10 +490,10 @@ class _Audit:
 
 def _profile(samples: tuple, beta: float) -> dict | None:
     """The verified pair's privacy profile and trade-off bound (`dpfuzz.profiles`) from the
-    verification outputs, for 1-D outputs: a description at its own confidence 1 − β, not part
-    of the verdict."""
+    verification outputs (the first PROFILE_MAX_SAMPLES per side), for 1-D outputs: a description
+    at its own confidence 1 − β, not part of the verdict."""
     from dpfuzz.profiles import privacy_profile
 
     if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < PROFILE_MIN_SAMPLES:
         return None
-    return privacy_profile(samples[0].ravel(), samples[1].ravel(), beta=beta).to_dict()
+    return privacy_profile(samples[0][:PROFILE_MAX_SAMPLES].ravel(), samples[1][:PROFILE_MAX_SAMPLES].ravel(), beta=beta).to_dict()

@@ -15,9 +15,10 @@ the pair and event selected on other samples), so
     P(true ε at δ < estimate) ≤ β.
 
 With a time budget (`max_seconds`) pilot estimates of growing size time the whole pipeline
-first, and the main estimate gets the draws half the remaining time affords at their pace.
-Only one estimate is reported, the main one (or the last pilot's, when there is no time for one
-twice its size), chosen by the clock and not by any bound, so the guarantee above holds unchanged.
+first, the main estimate's fit and search are planned for half the remaining time at their
+pace, and its final certification draws fresh outputs until the deadline. Only one estimate is
+reported, the main one (or the last pilot's, when there is no time for one twice its size), its
+draws chosen by the clock and not by any outcome, so the guarantee above holds unchanged.
 """
 
 from __future__ import annotations
@@ -65,14 +66,26 @@ DEFAULT_MAX_DRAWS = 4_000_000
 PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
 # PILOT_GROWTH while all pilots would take under PILOT_SHARE of the time (UNMEASURED_PILOT_SHARE
-# while fixed costs hide the pace per draw); the main estimate planned for TIME_SHARE of the rest
-# (1/2: the pace per draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and
-# times vary run to run; at 0.7, 4 of 32 of the side-by-side's timed estimates overran, by up to 1.5×).
+# while fixed costs hide the pace per draw). The main estimate's fit and search are planned for
+# TIME_SHARE of the time left before the deadline (DEADLINE_SHARE of `max_seconds`, leaving at
+# least REPORT_SECONDS for the report: up to 0.17 s measured, its privacy profile): the pace per
+# draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and run to run, and at
+# 0.7 4 of 32 timed estimates overran by up to 1.5×. Its final
+# certification then draws until the deadline, up to VERIFY_STRETCH times the draws the whole
+# time left affords at the pilots' pace (counting outputs costs less per draw than fitting).
 PILOT_FACTOR = 2
 PILOT_GROWTH = 4
 PILOT_SHARE = 0.15
 UNMEASURED_PILOT_SHARE = 0.5
 TIME_SHARE = 0.5
+VERIFY_STRETCH = 2
+# ... and to at most VERIFY_PER_FIT verification outputs per fitting output (10/3: a pair at
+# DP-Sniper's budget, 3·10^6 and 10^7 per side). The event is chosen for the verification's size
+# on the fitting outputs; unbounded, SVT3's timed searches chose events too rare for their fit
+# (seeds 0–2 at 20.5 s: 0.083 / 0.072 / 0.093, against 0.141 / 0.133 / 0.076 without the stretch).
+VERIFY_PER_FIT = 10 / 3
+DEADLINE_SHARE = 0.95
+REPORT_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -145,8 +158,10 @@ def estimate_epsilon(
     selected on at most 3·10^6 outputs per side (beyond 1.2·10^8 draws on one pair, on 5% of
     them, up to 10^7). `max_seconds`
     bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
-    the pace, and the estimate gets the draws the time left affords: a plan, not a hard limit
-    (not bit-reproducible; ``max_draws=result.draws, seed=result.seed`` reproduces it).
+    the pace, the estimate's fit and search get the draws half the time left affords, and its
+    final certification draws until the deadline (at least 1,000 outputs per side; the report's
+    notes say when the clock ended it). The clock sets its draws, so it does not rerun exactly,
+    unless `max_draws` binds first: then it is the estimate `max_draws` alone gives.
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
     if max_draws is not None:
@@ -163,8 +178,8 @@ def estimate_epsilon(
             domain.validate_pair(pair)
         finder, trials = pairs, len(pairs)
 
-    def run(draws: int, run_seed) -> EpsilonEstimate:
-        return _estimate(mechanism, domain, finder, trials, delta, draws, beta, run_seed)
+    def run(draws: int, run_seed, deadline: _Deadline | None = None) -> EpsilonEstimate:
+        return _estimate(mechanism, domain, finder, trials, delta, draws, beta, run_seed, deadline)
 
     if max_seconds is None:
         return run(DEFAULT_MAX_DRAWS if max_draws is None else max_draws, seed)
@@ -185,14 +200,18 @@ def estimate_epsilon(
         draws *= PILOT_GROWTH
     if not pilots:  # max_draws below the smallest pilot
         return _timed(run(max_draws, main_seed), started)
-    left = max_seconds - (time.perf_counter() - started)
-    draws = planned_draws(pilots, TIME_SHARE * left)
+    at = started + min(DEADLINE_SHARE * max_seconds, max_seconds - REPORT_SECONDS)
+    left = at - time.perf_counter()
+    # the fit and the search planned for TIME_SHARE of the time left; the certification may
+    # stretch to VERIFY_STRETCH times the draws all of it affords, until the deadline
+    draws, stretch = planned_draws(pilots, TIME_SHARE * left), VERIFY_STRETCH * planned_draws(pilots, left)
     if max_draws is not None:
-        draws = min(draws, max_draws)
-    draws -= draws % 2  # an even budget is drawn to the last output: `draws` reproduces the estimate
-    if draws < 2 * pilots[-1].draws:
+        draws, stretch = min(draws, max_draws), min(stretch, max_draws)
+    if stretch < 2 * pilots[-1].draws:
         return _timed(pilots[-1], started)
-    return _timed(run(draws, main_seed), started)
+    draws = max(draws, pilots[-1].draws)  # a fit and search the last pilot made in its time
+    draws -= draws % 2
+    return _timed(run(draws, main_seed, _Deadline(at, max(stretch, draws))), started)
 
 
 def planned_draws(pilots: list[EpsilonEstimate], seconds: float) -> int:
@@ -235,9 +254,21 @@ def _timed(estimate: EpsilonEstimate, started: float) -> EpsilonEstimate:
     return replace(estimate, seconds=time.perf_counter() - started)
 
 
-def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_draws: int, beta: float, seed) -> EpsilonEstimate:
+@dataclass(frozen=True)
+class _Deadline:
+    """A time-budgeted estimate's final certification: drawn until `at` (a `time.perf_counter()`
+    time), the whole estimate's draws stretched to at most `max_draws`."""
+
+    at: float
+    max_draws: int
+
+
+def _estimate(
+    mechanism, domain: Domain, finder, trials: int, delta: float, max_draws: int, beta: float, seed, deadline: _Deadline | None = None,
+) -> EpsilonEstimate:
     """One estimate: on one pair, an audit of ε = 0 at `delta` with the ε objective, fixed
-    sampling and one final certification; on several, a search audit chooses the pair first."""
+    sampling and one final certification (with a `deadline`, stretched until it); on several, a
+    search audit chooses the pair first."""
     started = time.perf_counter()
     if max_draws < smallest_budget(trials):
         raise InvalidArgument(
@@ -246,7 +277,7 @@ def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_
         )
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
     if trials == 1:
-        return _certify(mechanism, domain, finder, delta, max_draws, beta, seed)
+        return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline)
     search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
     budget = max_draws - PROBE_DRAWS - 2 * SEARCH_VERIFY
     samples = min(int(SEARCH_SHARE * budget / (2 * trials)), MAX_FIT_SAMPLES)
@@ -254,7 +285,11 @@ def _estimate(mechanism, domain: Domain, finder, trials: int, delta: float, max_
         mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed,
         PROBE_DRAWS + 2 * trials * samples + 2 * SEARCH_VERIFY,
     )
-    chosen = _certify(mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed)
+    if deadline is not None:
+        deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
+    chosen = _certify(
+        mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed, deadline
+    )
     return replace(
         chosen, draws=search.draws + chosen.draws, seconds=time.perf_counter() - started, seed=seed, search=search
     )
@@ -280,12 +315,19 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
 
 
-def _certify(mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int) -> EpsilonEstimate:
+def _certify(
+    mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int, deadline: _Deadline | None,
+) -> EpsilonEstimate:
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
-    rest certify it."""
-    budget = max_draws - PROBE_DRAWS
-    samples = fit_samples(budget)
-    report = _audit(mechanism, domain, pair, 1, delta, samples, (budget - 2 * samples) // 2, beta, seed, max_draws)
+    rest certify it; with a `deadline`, the rest of `deadline.max_draws` (at most VERIFY_PER_FIT
+    per fitting output), drawn until the clock ends it (and at least 1,000 per side)."""
+    samples, seconds = fit_samples(max_draws - PROBE_DRAWS), None
+    verify = (max_draws - PROBE_DRAWS - 2 * samples) // 2
+    if deadline is not None:
+        stretched = min((deadline.max_draws - PROBE_DRAWS) // 2 - samples, int(VERIFY_PER_FIT * samples))
+        verify, seconds = max(verify, stretched), max(deadline.at - time.perf_counter(), 1e-3)
+        max_draws = PROBE_DRAWS + 2 * (samples + verify)
+    report = _audit(mechanism, domain, pair, 1, delta, samples, verify, beta, seed, max_draws, seconds)
     return EpsilonEstimate(
         epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=delta, beta=beta, pair=report.candidate,
         event=report.verification.event, draws=report.draws, seconds=report.seconds.get("total", 0.0),
@@ -300,7 +342,7 @@ def fit_samples(budget: int) -> int:
     return min(int((1 - VERIFY_SHARE) * budget / 2), max(MAX_FIT_SAMPLES, large))
 
 
-def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws) -> AuditReport:
+def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None) -> AuditReport:
     """An audit of ε = 0 at `delta` with the ε objective and fixed sampling."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
@@ -308,6 +350,7 @@ def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed
     return audit(
         mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon"), finder=finder, trials=trials,
         samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
+        max_seconds=max_seconds,
     )
 
 

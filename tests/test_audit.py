@@ -2,6 +2,7 @@
 
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -233,6 +234,39 @@ def test_max_seconds_is_reported_as_not_reproducible():
     assert not report.reproducible and any("max_seconds" in note for note in report.notes)
 
 
+def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor():
+    # Drawing stops by the clock alone: a deadline already passed leaves DEADLINE_FLOOR outputs
+    # per side, one an hour away leaves the whole count.
+    item = entry("NonDPLaplaceMean1")
+    mechanism, pair, claim = item(), item.witness(), item.claim()
+    rng = np.random.default_rng(0)
+    event = HockeyStickTester().fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
+    for deadline, expected, cut in ((-math.inf, auditing.DEADLINE_FLOOR, True), (math.inf, 4_500, False)):
+        fresh = auditing._FreshOutputs(HockeyStickTester(), event)
+        draws = auditing._Draws(mechanism, math.inf, None)
+        fresh.draw(draws, pair, 4_500, rng, deadline)
+        assert (fresh.count, draws.used, fresh.cut) == (expected, 2 * expected, cut)
+
+
+def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
+    # 20 µs per output: the 10^6 verification outputs per side asked for would take 40 s. Under
+    # max_seconds = 1 the verification stops at the clock (sleep only lengthens a draw, so the
+    # cut cannot be skipped) and certifies on the outputs drawn, which the report states.
+    def slow_noisy_sum(dataset, num_samples, rng):
+        time.sleep(2e-5 * num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    report = audit(
+        slow_noisy_sum, PureDP(0.5), Domain(max_size=2), finder=[pair], trials=1, samples=2_000, verify_samples=1_000_000, sampling="fixed",
+        max_seconds=1.0, seed=0,
+    )
+    outputs = report.verification.num_samples[0]
+    assert auditing.DEADLINE_FLOOR <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
+    assert any(f"max_seconds ended verification at {outputs:,} of 1,000,000" in note for note in report.notes)
+    assert report.violated and 0.5 < report.epsilon_lower_bound < 1.0
+
+
 def test_a_clean_audit_states_what_it_could_have_detected():
     report = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
     assert not report.violated and report.power is not None
@@ -312,8 +346,10 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
 )
 def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
     """Outputs drawn in chunks of 1,000 and discarded give the counts `evaluate` gives on all of
-    them at once; 1-D outputs are kept whole for the privacy profile, vector outputs are not."""
+    them at once; of 1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the privacy
+    profile, of vector outputs none."""
     monkeypatch.setattr(auditing, "VERIFY_CHUNK", 1_000)
+    monkeypatch.setattr(auditing, "PROFILE_MAX_SAMPLES", 2_500)
     item = entry(name)
     mechanism, pair, claim = item(), item.witness(), item.claim()
     drawn = []
@@ -331,4 +367,7 @@ def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(
     expected = tester.evaluate(event, np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2]), claim, 0.05)
     assert result.details == expected.details and result.bound == expected.bound
     assert result.num_samples == (4_500, 4_500) and 0 < result.details["count_p"] < 4_500
-    assert len(fresh.kept()) == (2 if drawn[0].ndim == 1 else 0)
+    kept = fresh.kept()
+    assert len(kept) == (2 if drawn[0].ndim == 1 else 0)
+    for side, outputs in enumerate(kept):
+        assert np.array_equal(outputs, np.concatenate(drawn[side::2])[:2_500])

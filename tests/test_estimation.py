@@ -117,15 +117,17 @@ def test_the_estimate_command(tmp_path, capsys):
 
 
 def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
-    # The estimate under max_seconds is one ordinary estimate (the draws chosen by the clock
-    # alone), so it stays a valid bound and reruns exactly from its seed and draw budget.
+    # The estimate under max_seconds is one ordinary estimate whose draws the clock chose (its
+    # final certification cut at the deadline at worst), so it stays a valid bound. One that the
+    # clock did not cut (here the draw cap binds long before the time) reruns exactly from its
+    # seed and draws.
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     timed = estimate_epsilon(laplace_sum, pair, max_seconds=1.0, seed=3)
     assert 0.9 <= timed.epsilon_lower_bound <= 1.0 and timed.draws > 100_000
-    again = estimate_epsilon(laplace_sum, pair, max_draws=timed.draws, seed=timed.seed)
-    assert again.epsilon_lower_bound == timed.epsilon_lower_bound and again.draws == timed.draws
-    capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=50_000, seed=3)
-    assert capped.draws <= 50_000
+    capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
+    assert capped.draws <= 400_000 and not any("ended verification" in note for note in capped.report.notes)
+    again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
+    assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
 
