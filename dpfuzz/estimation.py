@@ -99,7 +99,7 @@ class EpsilonEstimate:
     event: str
     draws: int
     seconds: float
-    seed: int  # ``estimate_epsilon(..., max_draws=draws, seed=seed)`` reproduces the estimate
+    seed: int  # ``estimate_epsilon(..., max_draws=draws, seed=seed)`` reproduces it, unless max_seconds set its draws
     report: AuditReport  # the audit that certified the bound (on the chosen pair)
     search: AuditReport | None = None  # the audit that chose the pair, when there were several
 
@@ -133,6 +133,7 @@ class EpsilonEstimate:
                     if self.search is not None else []
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
+                *(f"  note    {note}" for note in self.report.notes if "ended verification" in note),
             ]
         )
 

@@ -1,6 +1,7 @@
 """Certified ε estimation (issue 16, first part): bounds never above the truth, close to it."""
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -128,6 +129,9 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     assert capped.draws <= 400_000 and not any("ended verification" in note for note in capped.report.notes)
     again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
+    cut_note = "max_seconds ended verification at 1,000 of 9,000 outputs per side."
+    cut = replace(timed, report=replace(timed.report, notes=(*timed.report.notes, cut_note)))
+    assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
 
