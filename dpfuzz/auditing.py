@@ -112,8 +112,9 @@ class _Draws:
             left = min(left, (self.max_seconds - (time.perf_counter() - self.started)) * self.rate)
         return max(left, 0.0)
 
-    def affordable(self, count: int) -> bool:
-        return count <= self.remaining()
+    def affordable(self, count: int, clock: bool = True) -> bool:
+        """Whether `count` more draws fit the budget (with `clock=False`: its draws alone)."""
+        return count <= (self.remaining() if clock else self.max_draws - self.used)
 
 
 @dataclass
@@ -437,7 +438,8 @@ class _Audit:
         deadline = None if settings.max_seconds is None else self.draws.started + settings.max_seconds
         verification = None
         for index, look in enumerate(looks):
-            if index > 0 and not self.draws.affordable(2 * (look.samples - fresh.count)):
+            # with a deadline, a look starts if the draws allow it and the clock cuts it short
+            if index > 0 and not self.draws.affordable(2 * (look.samples - fresh.count), clock=deadline is None):
                 self.notes.append(f"the budget ended verification at {fresh.count:,} outputs per side.")
                 break
             fresh.draw(self.draws, pair, look.samples - fresh.count, rng, deadline)

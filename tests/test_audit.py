@@ -23,6 +23,7 @@ from dpfuzz import (
 )
 from dpfuzz import auditing
 from dpfuzz.catalogue import entry
+from dpfuzz.schedule import Look
 from dpfuzz.testers.float_bits import FloatBitsTester
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
@@ -265,6 +266,26 @@ def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
     assert auditing.DEADLINE_FLOOR <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
     assert any(f"max_seconds ended verification at {outputs:,} of 1,000,000" in note for note in report.notes)
     assert report.violated and 0.5 < report.epsilon_lower_bound < 1.0
+
+
+def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it(monkeypatch):
+    # Two looks, 2,000 then 150,000 outputs per side, at 20 µs per output (6 s) under max_seconds =
+    # 3 (up to 1 s of it setup and fitting): the second does not fit the time left, but it starts
+    # and is drawn until the deadline (more outputs, at its larger β) instead of being skipped.
+    def slow_noisy_sum(dataset, num_samples, rng):
+        time.sleep(2e-5 * num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    monkeypatch.setattr(auditing, "verification_looks", lambda cap, first, beta: [Look(2_000, beta / 2), Look(150_000, beta / 2)])
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    report = audit(
+        slow_noisy_sum, PureDP(1.0), Domain(max_size=2), finder=[pair], trials=1, samples=2_000, verify_samples=200_000,
+        max_seconds=3.0, seed=0,
+    )
+    outputs = report.verification.num_samples[0]
+    assert [look["samples"] for look in report.looks] == [2_000, outputs] and 2_000 < outputs < 100_000
+    assert any(f"max_seconds ended verification at {outputs:,} of 150,000" in note for note in report.notes)
+    assert not any("the budget ended" in note for note in report.notes)
 
 
 def test_a_clean_audit_states_what_it_could_have_detected():
