@@ -86,8 +86,9 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
     assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
     with pytest.raises(InvalidArgument, match="conventions"):
         diffprivlib_tool(diffprivlib.tools.quantile, epsilon=1.0, bounds=(0.0, 1.0))
-    # tools.mean divides by the actual n: adding a record also shrinks the noise, and the
-    # lower tail of Lap(1) against Lap(1/2) has unbounded privacy loss
+    # tools.mean divides by the actual n: adding a record also halves the noise, and the
+    # output 0.5 has density 1 under [0, 1] against e^{-1/2}/2 under [0] (loss ln 2 + 1/2 > 1;
+    # the output is clamped to [0, 1], so its point masses cost exactly 1)
     misused = diffprivlib_tool(diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4)
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     report = audit(misused.mechanism, misused.claim, misused.domain, finder=[pair], samples=20_000, verify_samples=30_000, seed=0)
