@@ -189,7 +189,9 @@ def estimate_epsilon(
     # The tester's imports (scikit-learn, SciPy: ≈ 1.3 s on first use) before the first pilot,
     # so that the pilots time the pipeline alone.
     importlib.import_module("dpfuzz.testers.hockey_stick")
-    pilot_seed, main_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
+    # the estimate runs on `seed` (its report shows it), the pilots on a seed derived from it
+    main_seed = _seed_or_fresh(seed)
+    pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
     # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time, or under
     # UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw (`_pace_power` < 1/2).
     draws, pilots = PILOT_FACTOR * smallest_budget(trials), []
@@ -250,6 +252,11 @@ def smallest_budget(trials: int) -> int:
     return PROBE_DRAWS + 2 * SEARCH_VERIFY + math.ceil(max(2_000 * trials / SEARCH_SHARE, single / (1 - SEARCH_SHARE)))
 
 
+def _seed_or_fresh(seed: int | None) -> int:
+    """`seed`, or a fresh random one (the estimate reports it, so it can be rerun)."""
+    return int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
+
+
 def _timed(estimate: EpsilonEstimate, started: float) -> EpsilonEstimate:
     """The estimate with the seconds of the whole call (pilot included)."""
     return replace(estimate, seconds=time.perf_counter() - started)
@@ -276,7 +283,7 @@ def _estimate(
             f"max_draws={max_draws:,} leaves fewer than 1,000 outputs per dataset to fit each of the {trials} "
             f"pairs' events on; give max_draws >= {smallest_budget(trials):,}."
         )
-    seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
+    seed = _seed_or_fresh(seed)
     if trials == 1:
         return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline)
     search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))

@@ -127,6 +127,7 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     assert 0.9 <= timed.epsilon_lower_bound <= 1.0 and timed.draws > 100_000
     capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
     assert capped.draws <= 400_000 and not any("ended verification" in note for note in capped.report.notes)
+    assert timed.seed == capped.seed == 3  # the seed given, not one derived from it
     again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
     cut_note = "max_seconds ended verification at 1,000 of 9,000 outputs per side."
