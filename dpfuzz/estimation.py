@@ -310,14 +310,18 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     direction of its larger held-out bound. SVT1 searched on its domain with 8·10^6 draws, seeds
     0–4: the leader by noise alone certified 0.006–0.036 (mean 0.028), this rule 0.028–0.036 (mean
     0.032)."""
-    from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
+    from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper, pure_dp_epsilon_lower
     from dpfuzz.testers.hockey_stick import HockeyStickTester, certified_epsilon
 
     results = [result for record in search.history for result in (record.forward, record.backward)]
-    level = beta / (2 * len(results))
+    level = beta / len(results)
     for result in results:
         (k_p, k_q), (n_p, n_q) = (result.details["count_p"], result.details["count_q"]), result.num_samples
-        if certified_epsilon(float(clopper_pearson_lower(k_p, n_p, level)), float(clopper_pearson_upper(k_q, n_q, level)), delta):
+        if delta == 0:
+            certified = pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, level) > 0
+        else:
+            certified = certified_epsilon(float(clopper_pearson_lower(k_p, n_p, level / 2)), float(clopper_pearson_upper(k_q, n_q, level / 2)), delta)
+        if certified:
             return search.candidate
     first, tester = search.history[0], HockeyStickTester(objective="epsilon")
     return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair

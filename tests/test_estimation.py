@@ -18,21 +18,25 @@ def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on 
 
 
 def test_the_estimate_on_an_exact_laplace_pair_is_below_and_close_to_the_truth():
-    # The witness event x > t has privacy loss exactly 1 for t ≥ 1; with 1.2·10^6 verification
-    # outputs per side the Clopper–Pearson bounds on P(x > 1) ≈ 0.18 and Q ≈ 0.068 are within
-    # ≈ 1% each, so the certified ε is ≈ 0.98 and the 95% bound cannot exceed 1 but by chance.
+    # The witness event x > t has privacy loss exactly 1 for t ≥ 1. With 1.2·10^6 verification
+    # outputs per side, P(x > 1) ≈ 0.18 and Q ≈ 0.068, the log odds ratio has a standard error of
+    # ≈ 0.004 and the joint bound's margin is ≈ 1.5 of them, so the certified ε is ≈ 0.99. A 95%
+    # bound exceeds 1 in up to 5% of seeds (this seed: 1.0003; over 400 seeds at a third of the
+    # draws, 2.3%), but 1.02 only ≈ 6 standard errors above its mean, which no seed reaches.
     estimate = estimate_epsilon(laplace_sum, DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), seed=0)
-    assert 0.95 <= estimate.epsilon_lower_bound <= 1.0
+    assert 0.97 <= estimate.epsilon_lower_bound <= 1.02
     assert estimate.draws <= 4_000_000 and "x" in estimate.event
 
 
 def test_randomized_response_estimates_exceed_the_true_epsilon_in_at_most_beta_of_seeds():
     # A valid 95% lower bound exceeds the true ε = 1 with probability ≤ 0.05: over 100 seeds
     # more than 12 exceedances has probability ≈ 0.002 under a valid bound (Binomial(100, 0.05)).
+    # Randomized response sits at the joint bound's corner (both ratios e^ε), where it is nearly
+    # exact: measured 9 of these 100 seeds, 30 of 600 (seeds 0–599); per-side Clopper–Pearson 1 of 100.
     item = entry("RandomizedResponse")
     estimates = [estimate_epsilon(item(), item.witness(), seed=seed, max_draws=200_000).epsilon_lower_bound for seed in range(100)]
     assert sum(value > 1.0 for value in estimates) <= 12
-    assert np.median(estimates) > 0.93  # and close: ≈ 3% below the truth at 10^5 draws per side
+    assert np.median(estimates) > 0.97  # and close: measured 0.989 (per-side bounds: ≈ 0.97)
 
 
 @pytest.mark.slow
@@ -40,7 +44,7 @@ def test_searched_estimates_exceed_the_true_epsilon_in_at_most_beta_of_seeds():
     # The two-stage estimate over a Domain (the search audit chooses the pair, a second audit
     # certifies it): laplace_sum is exactly 1-DP on records in [0, 1], attained by adding a 1.
     # As above, more than 12 exceedances of 100 has probability ≈ 0.002 under a valid bound
-    # (measured: 1 of 100, median 0.973 at 300,000 draws).
+    # (measured: 2 of 100, median 0.974 at 300,000 draws).
     estimates = [
         estimate_epsilon(laplace_sum, Domain(max_size=3), seed=seed, max_draws=300_000).epsilon_lower_bound
         for seed in range(100)

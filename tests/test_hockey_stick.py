@@ -6,8 +6,9 @@ is conservative (Clopper–Pearson, and the fitted event's divergence is itself 
 so a count below 190 means a broken bound, not bad luck.
 """
 
-import re
 import math
+import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -77,6 +78,24 @@ def test_epsilon_lower_bound_is_valid_and_nearly_tight():
     big = tester.test(rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.5), BETA, rng)
     print(f"epsilon lower bound at 1e6 samples: {big.epsilon_lower_bound:.4f} (true 1)")
     assert 0.9 < big.epsilon_lower_bound <= 1.0
+
+
+def test_pure_claims_under_the_epsilon_objective_are_certified_as_a_privacy_loss():
+    # Lap(0, 1) against Lap(1, 1) is exactly 1-DP. The joint bound on the event's privacy loss is
+    # compared with the claimed ε itself, and a claim no event could refute at the sample size
+    # is recognised as such: an event holding every P-sample and no Q-sample certifies
+    # ln ψ_lo / 2 ≈ 6.0 at 1,000 outputs per side, and the claimed 20 is far above it. (This
+    # seed: 0.986 certified against 0.993 plug-in.)
+    rng = np.random.default_rng(4)
+    tester = HockeyStickTester(objective="epsilon")
+    result = tester.test(rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.9), BETA, rng)
+    assert result.divergence == "privacy_loss" and result.threshold == 0.9
+    assert result.violated and result.epsilon_lower_bound == result.bound <= 1.0
+    assert result.bound < result.estimate and tester.score(result) == result.bound
+    assert tester.detectable(result)["value"] > result.threshold
+    best = tester.max_certifiable(PureDP(20.0), 1_000, BETA)
+    perfect = tester.certify_counts(SimpleNamespace(describe=lambda: "S"), (1_000, 1_000), (0, 1_000), PureDP(20.0), BETA)
+    assert best == perfect.bound and 5 < best < 20 and not perfect.violated
 
 
 def test_epsilon_objective_is_not_fooled_by_a_larger_held_out_sample():

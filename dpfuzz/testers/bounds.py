@@ -5,8 +5,10 @@ All functions are vectorised over numpy arrays of counts.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 
 def clopper_pearson_lower(successes, trials, alpha: float):
@@ -83,3 +85,89 @@ def empirical_bernstein_lower(values: np.ndarray, value_range: float, alpha: flo
     log_term = np.log(2.0 / alpha)
     variance = values.var(ddof=1)
     return float(values.mean() - np.sqrt(2 * variance * log_term / m) - 7 * value_range * log_term / (3 * (m - 1)))
+
+
+def conditional_odds_lower(successes_p, trials_p, successes_q, trials_q, alpha: float) -> float:
+    """Exact conditional lower confidence bound ψ_lo on the odds ratio ψ = p(1 − q) / (q(1 − p))
+    of two independent binomials, X ~ Bin(n_p, p) and Y ~ Bin(n_q, q): P(ψ ≥ ψ_lo) ≥ 1 − alpha.
+
+    Given X + Y = k, X has Fisher's noncentral hypergeometric law, P(X = x | k) ∝
+    C(n_p, x) C(n_q, k − x) ψ^x, whatever p and q are; its upper tail at the observed x grows
+    with ψ, and ψ_lo is where that tail equals alpha (Cornfield's exact limit; Agresti,
+    *Categorical Data Analysis*, §16.6). Holding for every k, it holds unconditionally.
+    ψ_lo = 0 when x is the smallest value the margins allow.
+    """
+    x, n_p, y, n_q = int(successes_p), int(trials_p), int(successes_q), int(trials_q)
+    k = x + y
+    if x <= max(0, k - n_q):
+        return 0.0
+    # ½-smoothed plug-in log odds ratio and its delta-method standard error, to bracket the root
+    centre = math.log((x + 0.5) * (n_q - y + 0.5) / ((y + 0.5) * (n_p - x + 0.5)))
+    spread = math.sqrt(sum(1.0 / (count + 0.5) for count in (x, y, n_p - x, n_q - y)))
+
+    def excess(log_odds: float) -> float:
+        return _noncentral_upper_tail(x, n_p, n_q, k, log_odds) - alpha
+
+    low, high = centre - spread, centre + spread
+    while excess(low) > 0:
+        low -= 2 * (centre - low)
+    while excess(high) < 0:
+        high += 2 * (high - centre)
+    return math.exp(optimize.brentq(excess, low, high, xtol=1e-12, rtol=1e-12))
+
+
+def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) -> float:
+    """P(X ≥ x) for X with P(X = j) ∝ C(n_p, j) C(n_q, k − j) e^{j·log_odds}.
+
+    The law is log-concave: its log-probabilities are built outward from the mode by the
+    consecutive log-ratios ln((n_p − j)(k − j)ψ / ((j + 1)(n_q − k + j + 1))), over a window
+    wide enough that the mass outside is below e^-60 of the largest term (doubled until it is).
+    """
+    lowest, highest = max(0, k - n_q), min(k, n_p)
+
+    def log_ratio(j):  # ln P(j + 1) − ln P(j)
+        j = np.asarray(j, dtype=float)
+        return np.log((n_p - j) * (k - j)) - np.log((j + 1) * (n_q - k + j + 1)) + log_odds
+
+    below, above = lowest, highest  # the mode: the first j whose ratio to the next is < 1
+    while below < above:
+        middle = (below + above) // 2
+        below, above = (middle + 1, above) if log_ratio(middle) >= 0 else (below, middle)
+    mode = below
+    width = 20 + 15 * math.sqrt(1.0 / sum(1.0 / (count + 1.0) for count in (mode, k - mode, n_p - mode, n_q - k + mode)))
+    while True:
+        start, stop = max(lowest, int(mode - width)), min(highest, int(mode + width))
+        steps = log_ratio(np.arange(start, stop))
+        logs = np.concatenate([[0.0], np.cumsum(steps)])
+        logs -= logs[mode - start]
+        if (start == lowest or logs[0] < -60) and (stop == highest or logs[-1] < -60):
+            break
+        width *= 2
+    if x > stop:
+        return 0.0
+    if x <= start:
+        return 1.0
+    return float(np.exp(special.logsumexp(logs[x - start :]) - special.logsumexp(logs)))
+
+
+def pure_dp_epsilon_lower(successes_p, trials_p, successes_q, trials_q, beta: float) -> float:
+    """Certified lower bound on the privacy loss ε of a pair from one event's held-out counts,
+    at level β (−∞, 0 or below when nothing positive is certified).
+
+    ε-DP over both orders of the pair gives p ≤ e^ε q for the event and 1 − q ≤ e^ε (1 − p) for its
+    complement (p = P(S), q = Q(S)). Over that region, with q ≤ a, the odds ratio ψ is at most
+    ψ_ε(a) = e^ε (1 − a)/(1 − e^ε a) while a < 1/(1 + e^ε), and e^{2ε} beyond (the corner where both
+    hold with equality). So with a = q_hi, Clopper–Pearson at level β/10, and ψ_lo the exact
+    conditional bound at 9β/10 (`conditional_odds_lower`), ε-DP is refuted whenever
+    ψ_ε(a) < ψ_lo, with probability ≤ β if it holds (Berger & Boos 1994: the nuisance q restricted
+    to its confidence interval). Inverting in ε:
+    ε_lb = max(ln(ψ_lo / (1 − a + ψ_lo a)), ½ ln ψ_lo).
+
+    Against Clopper–Pearson on each proportion at β/2 (ε ≥ ln(p_lo / q_hi)), the margin below
+    ln(p̂/q̂) shrinks from z_{β/2}(se_p + se_q) to about z_{0.9β}·√(se_p² + se_q²): roughly half.
+    """
+    odds_lower = conditional_odds_lower(successes_p, trials_p, successes_q, trials_q, 0.9 * beta)
+    if odds_lower <= 0.0:
+        return -math.inf
+    a = float(clopper_pearson_upper(successes_q, trials_q, 0.1 * beta))
+    return max(math.log(odds_lower / (1.0 - a + odds_lower * a)), 0.5 * math.log(odds_lower))

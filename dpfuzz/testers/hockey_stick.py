@@ -31,7 +31,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
 from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
-from dpfuzz.testers.bounds import binary_renyi, clopper_pearson_lower, clopper_pearson_upper, wilson_lower, wilson_upper
+from dpfuzz.testers.bounds import (
+    binary_renyi,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    pure_dp_epsilon_lower,
+    wilson_lower,
+    wilson_upper,
+)
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
 from dpfuzz.testers.models import (
     ModelScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted, is_discrete, negated,
@@ -203,6 +210,8 @@ class HockeyStickTester(Tester):
         self.check_claim(claim)
         beta = check_beta(beta)
         (k_p, n_p), (k_q, n_q) = counts_p, counts_q
+        if self._privacy_loss(claim):
+            return self._certify_privacy_loss(event, counts_p, counts_q, claim, beta)
         p_lo = float(clopper_pearson_lower(k_p, n_p, beta / 2))
         q_hi = float(clopper_pearson_upper(k_q, n_q, beta / 2))
         p_hat, q_hat = k_p / n_p, k_q / n_q
@@ -238,7 +247,35 @@ class HockeyStickTester(Tester):
             details={"count_p": k_p, "count_q": k_q, "p_lower": p_lo, "q_upper": q_hi},
         )
 
+    def _privacy_loss(self, claim: Claim) -> bool:
+        """Whether `claim` is certified as a privacy loss: pure DP under ``objective="epsilon"``."""
+        return self.objective == "epsilon" and isinstance(claim, ApproxDP) and claim.delta == 0
+
+    def _certify_privacy_loss(self, event, counts_p, counts_q, claim: ApproxDP, beta: float) -> TestResult:
+        """Pure DP, ``objective="epsilon"``: the event's privacy loss over both orders of the pair,
+        bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on the
+        event and ln((1 − q̂)/(1 − p̂)) on its complement."""
+        (k_p, n_p), (k_q, n_q) = counts_p, counts_q
+        bound = pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, beta)
+        p_hat, q_hat = k_p / n_p, k_q / n_q
+        estimate = max(_log_ratio(p_hat, q_hat), _log_ratio(1 - q_hat, 1 - p_hat))
+        return TestResult(
+            tester=self.name,
+            claim=claim,
+            divergence="privacy_loss",
+            bound=bound,
+            threshold=claim.epsilon,
+            epsilon_lower_bound=bound if bound > 0 else None,
+            estimate=estimate,
+            beta=beta,
+            event=event.describe(),
+            num_samples=(n_p, n_q),
+            details={"count_p": k_p, "count_q": k_q},
+        )
+
     def threshold(self, claim: Claim) -> float:
+        if self._privacy_loss(claim):
+            return claim.epsilon
         if isinstance(claim, ProfileClaim):
             return 0.0
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
@@ -247,6 +284,8 @@ class HockeyStickTester(Tester):
         """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi), negative
         values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and directions by the ε they
         certify rather than by the hockey-stick divergence at the claim's ε."""
+        if result.divergence == "privacy_loss":
+            return result.bound
         if self.objective != "epsilon" or not isinstance(result.claim, ApproxDP) or "p_lower" not in result.details:
             return super().score(result)
         p_lo, q_hi, delta = result.details["p_lower"], result.details["q_upper"], result.claim.delta
@@ -254,6 +293,8 @@ class HockeyStickTester(Tester):
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
         """The bound of an event holding every P-sample and no Q-sample."""
+        if self._privacy_loss(claim):
+            return pure_dp_epsilon_lower(samples, samples, 0, samples, beta)
         p_lo = float(clopper_pearson_lower(samples, samples, beta / 2))
         q_hi = float(clopper_pearson_upper(0, samples, beta / 2))
         if isinstance(claim, RenyiDP):
@@ -266,7 +307,7 @@ class HockeyStickTester(Tester):
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
         p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
         p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it."""
-        if not isinstance(result.claim, ApproxDP) or "count_q" not in result.details:
+        if not isinstance(result.claim, ApproxDP) or "q_upper" not in result.details:
             return super().detectable(result)
         claim, (n_p, n_q) = result.claim, result.num_samples
         gamma, alpha = math.exp(claim.epsilon), result.beta / 2
@@ -315,6 +356,10 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None):
         return np.where(ratio > 0, np.log(np.maximum(ratio, 1e-300)), -np.inf)
 
     def bound(k_p, n_p, k_q, n_q, alpha):
+        # Pure DP is certified by the joint bound (`pure_dp_epsilon_lower`), whose margin is about
+        # half this one's; ranking by its normal approximation instead chose rarer events and worse
+        # pairs (searching at 2.6·10^7 draws, seed 0: ReportNoisyMax3 0.180 against 0.248, Laplace
+        # 0.094 against 0.098), so candidates are still ranked by the per-side margins.
         return log_ratio(wilson_lower(k_p, n_p, alpha), wilson_upper(k_q, n_q, alpha))
 
     def clearance(k_p, n_p, k_q, n_q, alpha):
@@ -353,6 +398,13 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None):
         return np.where((k_p == n_p) & (k_q == n_q), -np.inf, value)
 
     return objective
+
+
+def _log_ratio(a: float, b: float) -> float:
+    """ln(a / b) for probabilities, with ln(0/·) = −∞ and ln(a/0) = ∞ for a > 0."""
+    if a <= 0:
+        return -math.inf
+    return math.log(a / b) if b > 0 else math.inf
 
 
 def certified_epsilon(p_lo: float, q_hi: float, delta: float) -> float | None:
