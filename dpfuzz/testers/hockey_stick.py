@@ -281,9 +281,9 @@ class HockeyStickTester(Tester):
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
 
     def score(self, result: TestResult) -> float:
-        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi), negative
-        values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and directions by the ε they
-        certify rather than by the hockey-stick divergence at the claim's ε."""
+        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP: the
+        joint bound), negative values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and
+        directions by the ε they certify rather than by the hockey-stick divergence at the claim's ε."""
         if result.divergence == "privacy_loss":
             return result.bound
         if self.objective != "epsilon" or not isinstance(result.claim, ApproxDP) or "p_lower" not in result.details:
