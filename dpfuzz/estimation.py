@@ -83,6 +83,10 @@ VERIFY_STRETCH = 2
 # DP-Sniper's budget, 3·10^6 and 10^7 per side). The event is chosen for the verification's size
 # on the fitting outputs; unbounded, SVT3's timed searches chose events too rare for their fit
 # (seeds 0–2 at 20.5 s: 0.083 / 0.072 / 0.093, against 0.141 / 0.133 / 0.076 without the stretch).
+# So a timed estimate may end early (SVT3 at 20.5 s: in about 13 s). Sizing the fit by the time
+# left at the last pilot's paces instead showed no gain on SVT6, ReportNoisyMax3 (seeds 0–4) or
+# SVT3 (0–2): pairs equal on average, some searches far lower (SVT3 seed 1: 0.123 -> 0.063, but
+# 0.222 in a rerun; a timed search's pair depends on the draws the clock allows).
 VERIFY_PER_FIT = 10 / 3
 DEADLINE_SHARE = 0.95
 REPORT_SECONDS = 0.25
