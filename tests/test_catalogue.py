@@ -13,6 +13,7 @@ from dpfuzz.testers import make_tester
 from dpfuzz.catalogue import catalogue, entry
 from dpfuzz.catalogue.local import bloom_bits
 from dpfuzz.catalogue.median import interval_weights
+from dpfuzz.catalogue.svt import sparse_vector
 
 ENTRIES = catalogue()
 
@@ -181,6 +182,29 @@ def test_svt_abort_and_alphabet(rng):
     assert released.shape == (1000, 20) and np.allclose(released[:, 10], 5.0, atol=0.5)
     counts = entry("SVT1")(form="dataset")(np.ones((3, 10), dtype=int), 10, rng)
     assert counts.shape == (10, 10)  # three all-ones records: every answer is 3
+
+
+@pytest.mark.parametrize("release", [None, "noisy"])
+def test_svt_cutoff_and_release_match_a_query_by_query_reference(release):
+    # The vectorised sampler against Lyu et al.'s Algorithm 1 written out one output and one
+    # query at a time, on the very same noise (same seed, same draw order): with c = 2 every
+    # query after the second ⊤ is −1, and SVT3's value is q_i + ν_i on ⊤ and 0 otherwise.
+    answers, threshold, cutoff, n = np.linspace(-1.0, 1.0, 10), 0.5, 2, 2_000
+    output = sparse_vector(answers, n, np.random.default_rng(7), threshold=threshold, rho_scale=1.0,
+                           nu_scale=1.0, cutoff=cutoff, release=release)
+    noise = np.random.default_rng(7)
+    rho, nu = noise.laplace(0.0, 1.0, n), noise.laplace(0.0, 1.0, (n, 10))
+    expected = np.zeros((n, 20))
+    for row in range(n):
+        tops = 0
+        for query in range(10):
+            noisy = answers[query] + nu[row, query]
+            if tops >= cutoff:
+                expected[row, query] = -1
+            elif noisy >= threshold + rho[row]:
+                expected[row, query], expected[row, 10 + query], tops = 1, noisy, tops + 1
+    assert np.array_equal(output, expected if release else expected[:, :10].astype(np.int8))
+    assert 0 < np.mean(output[:, 9] == -1) < 1  # both branches of the cutoff occur
 
 
 def test_svt_threshold_noise_scale(rng):
