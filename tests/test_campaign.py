@@ -306,3 +306,21 @@ def test_the_report_says_a_missed_bug_was_not_refuted():
     missed = {"key": "k", "target": "Leaky", "claim": "1-DP", "truth": "violates", "outcome": "missed", "epsilon_lower_bound": 0.9}
     page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [missed])
     assert "- **missed**: Leaky: 1-DP not refuted, though the truth violates it, ε ≥ 0.9" in page
+
+
+def test_the_epsilon_plot_names_a_missed_bug_before_the_correct_audits_it_would_cover():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpfuzz.campaign_report import _label_points
+
+    # Five correct audits at the very point of a missed bug, one audit far away.
+    crowd = [{"target": f"Correct{i}", "outcome": "ok", "claimed_epsilon": 1.0, "epsilon_lower_bound": 0.9} for i in range(5)]
+    missed = {"target": "Leaky", "outcome": "missed", "claimed_epsilon": 1.0, "epsilon_lower_bound": 0.9}
+    alone = {"target": "Far", "outcome": "caught", "claimed_epsilon": 8.0, "epsilon_lower_bound": 0.1}
+    figure, axis = plt.subplots()
+    axis.scatter([1.0, 8.0], [0.9, 0.1])
+    _label_points(axis, crowd + [missed, alone])
+    assert [text.get_text() for text in axis.texts] == ["Leaky", "Far"]
+    plt.close(figure)
