@@ -190,12 +190,12 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
 
 
 def _label_points(axis, points: list[dict]) -> None:
-    """Name each point's target unless the name would cover one already placed: verdicts that
-    need a look (missed, false alarm, refuted) first, then the rest; the table names them all."""
+    """Name each point's target unless the name would cover one already placed: failing verdicts
+    first (`ordered`), then the rest; the table names them all."""
     axis.autoscale_view()  # pixel positions need the final limits
     size = 6 / 72 * axis.figure.dpi  # a 6-point label's height in pixels; characters ~0.6 of it wide
     placed: list[tuple[float, float, float]] = []
-    for s in sorted(points, key=lambda s: s["outcome"] in ("caught", "ok", "not refuted")):
+    for s in ordered(points):
         x, y = axis.transData.transform((s["claimed_epsilon"], s["epsilon_lower_bound"]))
         width = 0.6 * size * len(s["target"])
         if any(abs(y - y0) < size and -width < x - x0 < width0 for x0, y0, width0 in placed):
