@@ -330,6 +330,24 @@ def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():
     np.testing.assert_array_equal(model.decision_function(outside), 0.0)
 
 
+def test_cut_counts_and_groups_equal_their_definitions():
+    # `_cut_counts` sorts each side and merges; `_groups` sorts 16-bit labels: both must give what
+    # their definitions give, counted directly, with ties within and across the two sides.
+    from dpfuzz.testers.events import _cut_counts
+    from dpfuzz.testers.models import _groups
+
+    rng = np.random.default_rng(17)
+    x_p, x_q = rng.integers(0, 40, 3_000) * 0.5, rng.integers(5, 50, 2_000) * 0.5
+    cuts, below_p, below_q = _cut_counts(x_p, x_q)
+    values = np.unique(np.r_[x_p, x_q])
+    np.testing.assert_array_equal(cuts, np.r_[-np.inf, (values[:-1] + values[1:]) / 2, np.inf])
+    np.testing.assert_array_equal(below_p, [(x_p < cut).sum() for cut in cuts])
+    np.testing.assert_array_equal(below_q, [(x_q < cut).sum() for cut in cuts])
+    labels = rng.integers(-2, 12, 5_000)  # labels outside 0 … 9 belong to no group
+    groups = _groups(labels, 10)
+    assert [list(rows) for rows in groups] == [list(np.flatnonzero(labels == label)) for label in range(10)]
+
+
 def _mixed_pair(rng, n):
     """Mixed outputs (a 0/1 pattern column, a real value column) with a closed-form ratio: P has
     pattern 0 or 1 with probability ½ each and value ~ Laplace(0, 1); Q has pattern 0 with
