@@ -14,11 +14,13 @@ the pair and event selected on other samples), so
 
     P(true ε at δ < estimate) ≤ β.
 
-With a time budget (`max_seconds`) pilot estimates of growing size time the whole pipeline
-first, the main estimate's fit and search are planned for half the remaining time at their
-pace, and its final certification draws fresh outputs until the deadline. Only one estimate is
-reported, the main one (or the last pilot's, when there is no time for one twice its size), its
-draws chosen by the clock and not by any outcome, so the guarantee above holds unchanged.
+With a time budget (`max_seconds`) the mechanism's own pace is measured first (a few draws);
+then pilot estimates of growing size time the whole pipeline, the main estimate's fit and search
+are planned for half the remaining time at their pace, and its final certification draws fresh
+outputs until the deadline. A mechanism too slow for a pilot (one value per call, as libraries
+release them) is planned at its own pace without pilots. Only one estimate is reported, the
+main one (or the last pilot's, when there is no time for one twice its size), its draws chosen
+by the clock and not by any outcome, so the guarantee above holds unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dpfuzz.auditing import PROBE_SAMPLES, REPRODUCIBILITY_SAMPLES, audit
 from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
-from dpfuzz.mechanism import Mechanism
+from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.report import AuditReport
 from dpfuzz.validation import check_int, check_number
 
@@ -82,6 +84,10 @@ PILOT_SHARE = 0.15
 UNMEASURED_PILOT_SHARE = 0.5
 TIME_SHARE = 0.5
 VERIFY_STRETCH = 2
+# A mechanism whose pilot's draws alone would take over PILOT_SHARE of the time at its own pace
+# (`seconds_per_draw`) gets no (further) pilots: its estimate is planned for DRAWN_SHARE of the
+# time at that pace, fitting being cheap beside drawing.
+DRAWN_SHARE = 0.8
 # ... and to at most VERIFY_PER_FIT verification outputs per fitting output (10/3: a pair at
 # DP-Sniper's budget, 3·10^6 and 10^7 per side). The event is chosen for the verification's size
 # on the fitting outputs; unbounded, SVT3's timed searches chose events too rare for their fit
@@ -140,7 +146,7 @@ class EpsilonEstimate:
                     if self.search is not None else []
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
-                *(f"  note    {note}" for note in self.report.notes if "ended verification" in note),
+                *(f"  note    {note}" for note in self.report.notes if "ended verification" in note or "pilot" in note),
             ]
         )
 
@@ -166,10 +172,13 @@ def estimate_epsilon(
     selected on at most 3·10^6 outputs per side (beyond 1.2·10^8 draws on one pair, on 5% of
     them, up to 10^7). `max_seconds`
     bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
-    the pace, the estimate's fit and search get the draws half the time left affords, and its
-    final certification draws until the deadline (at least 1,000 outputs per side; the report's
-    notes say when the clock ended it). The clock sets its draws, so it does not rerun exactly,
-    unless `max_draws` binds first: then it is the estimate `max_draws` alone gives.
+    the pace (none for a mechanism so slow that drawing one pilot's outputs would take 15% of the
+    time: it is planned at its own pace), the estimate's fit and search get the draws half the time
+    left affords, and its final certification draws until the deadline (at least 1,000 outputs per
+    side; the report's notes say when the clock ended it). The clock sets its draws, so it does not
+    rerun exactly, unless `max_draws` binds first: then it is the estimate `max_draws` alone gives.
+    A `max_seconds` too short for the smallest estimate at the mechanism's pace is an error that
+    says how long it needs.
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
     if max_draws is not None:
@@ -193,35 +202,72 @@ def estimate_epsilon(
         return run(DEFAULT_MAX_DRAWS if max_draws is None else max_draws, seed)
     max_seconds = check_number("max_seconds", max_seconds, minimum=0.0, exclusive_minimum=True)
     started = time.perf_counter()
+    at = started + min(DEADLINE_SHARE * max_seconds, max_seconds - REPORT_SECONDS)
     # The tester's imports (scikit-learn, SciPy: ≈ 1.3 s on first use) before the first pilot,
     # so that the pilots time the pipeline alone.
     importlib.import_module("dpfuzz.testers.hockey_stick")
     # the estimate runs on `seed` (its report shows it), the pilots on a seed derived from it
     main_seed = _seed_or_fresh(seed)
     pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
+    dataset = (domain.relation.classic_pairs(domain)[0] if isinstance(finder, str) else finder[0]).d0
+    per_draw = seconds_per_draw(mechanism, dataset, pilot_seed)
+    smallest, spent = smallest_budget(trials), time.perf_counter() - started
+    if smallest * per_draw > at - started:  # drawing alone would overrun (setup costs only delay it)
+        what = "one pair" if trials == 1 else f"a search of {trials} pairs (of one pair: {smallest_budget(1):,})"
+        needed = math.ceil((spent + 2 * smallest * per_draw) / DEADLINE_SHARE + REPORT_SECONDS)
+        raise InvalidArgument(
+            f"max_seconds={max_seconds:g} is too short: the mechanism draws about {1 / per_draw:,.0f} outputs/s, and "
+            f"the smallest estimate of {what} draws {smallest:,} outputs, {smallest * per_draw:.1f} s at that pace "
+            f"before any fitting; give max_seconds >= {needed}."
+        )
+    draws, pilots, ceiling = PILOT_FACTOR * smallest, [], max_draws or math.inf
+    if ceiling < draws and ceiling * per_draw <= TIME_SHARE * (at - time.perf_counter()):
+        return _timed(run(max_draws, main_seed), started)  # max_draws binds before the clock
     # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time, or under
-    # UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw (`_pace_power` < 1/2).
-    draws, pilots = PILOT_FACTOR * smallest_budget(trials), []
-    while max_draws is None or draws <= max_draws:
+    # UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw (`_pace_power` < 1/2), and
+    # while drawing the next one's outputs alone would take under PILOT_SHARE.
+    while draws <= ceiling and draws * per_draw <= PILOT_SHARE * max_seconds:
         pilots.append(run(draws, pilot_seed))
         share = PILOT_SHARE if _pace_power(pilots) >= 0.5 else UNMEASURED_PILOT_SHARE
         if sum(pilot.seconds for pilot in pilots) + PILOT_GROWTH * pilots[-1].seconds > share * max_seconds:
             break
         draws *= PILOT_GROWTH
-    if not pilots:  # max_draws below the smallest pilot
-        return _timed(run(max_draws, main_seed), started)
-    at = started + min(DEADLINE_SHARE * max_seconds, max_seconds - REPORT_SECONDS)
     left = at - time.perf_counter()
     # the fit and the search planned for TIME_SHARE of the time left; the certification may
-    # stretch to VERIFY_STRETCH times the draws all of it affords, until the deadline
-    draws, stretch = planned_draws(pilots, TIME_SHARE * left), VERIFY_STRETCH * planned_draws(pilots, left)
+    # stretch to VERIFY_STRETCH times the draws all of it affords, until the deadline. Without
+    # pilots the mechanism is slow enough to spend its time drawing: DRAWN_SHARE of the time
+    # left at its own pace.
+    if pilots:
+        draws, stretch = planned_draws(pilots, TIME_SHARE * left), VERIFY_STRETCH * planned_draws(pilots, left)
+    else:
+        draws, stretch = max(int(DRAWN_SHARE * left / per_draw), smallest), int(VERIFY_STRETCH * left / per_draw)
     if max_draws is not None:
         draws, stretch = min(draws, max_draws), min(stretch, max_draws)
-    if stretch < 2 * pilots[-1].draws:
-        return _timed(pilots[-1], started)
-    draws = max(draws, pilots[-1].draws)  # a fit and search the last pilot made in its time
+    if pilots and stretch < 2 * pilots[-1].draws:
+        note = (
+            f"the last pilot's estimate (seed {pilots[-1].seed}, derived from seed {main_seed}): max_seconds="
+            f"{max_seconds:g} left no time for one twice its size; more seconds give a larger estimate."
+        )
+        return _timed(replace(pilots[-1], report=replace(pilots[-1].report, notes=(*pilots[-1].report.notes, note))), started)
+    draws = max(draws, pilots[-1].draws if pilots else 0)  # a fit and search the last pilot made in its time
     draws -= draws % 2
     return _timed(run(draws, main_seed, _Deadline(at, max(stretch, draws))), started)
+
+
+def seconds_per_draw(mechanism: Mechanism, dataset, seed: int) -> float:
+    """The mechanism's own seconds per output on `dataset`: after a first call of 10 draws (which
+    pays one-time costs: a worker pool, a library's setup), 100 draws, then four times more until a
+    call takes 0.1 s (at most 10^5 draws). Its outputs are checked as the audit checks them, so a
+    broken mechanism fails here, before any pilot."""
+    rng, count = np.random.default_rng(seed), 100
+    draw_samples(mechanism, dataset, 10, rng)
+    while True:
+        began = time.perf_counter()
+        draw_samples(mechanism, dataset, count, rng)
+        seconds = time.perf_counter() - began
+        if seconds >= 0.1 or count >= 100_000:
+            return max(seconds, 1e-9) / count
+        count *= 4
 
 
 def planned_draws(pilots: list[EpsilonEstimate], seconds: float) -> int:

@@ -1,6 +1,8 @@
 """Certified ε estimation (issue 16, first part): bounds never above the truth, close to it."""
 
+import importlib
 import json
+import time
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -11,6 +13,8 @@ from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
 from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws
+
+importlib.import_module("dpfuzz.testers.hockey_stick")  # its first import (≈ 1 s) would eat the timed tests' 1 s
 
 
 def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on [0, 1] records
@@ -137,8 +141,31 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     cut_note = "max_seconds ended verification at 1,000 of 9,000 outputs per side."
     cut = replace(timed, report=replace(timed.report, notes=(*timed.report.notes, cut_note)))
     assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
+    pilot_note = "the last pilot's estimate (seed 7, derived from seed 3): max_seconds=1 left no time for one twice its size"
+    assert f"note    {pilot_note}" in replace(timed, report=replace(timed.report, notes=(pilot_note,))).summary()
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
+
+
+def slow_laplace_sum(dataset, num_samples, rng):  # about 3,000 draws/s, like a library's one value per call
+    time.sleep(num_samples / 3_000)
+    return laplace_sum(dataset, num_samples, rng)
+
+
+def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
+    # At 3,000 draws/s a pilot (12,128 draws on one pair) would take 4 s, beyond max_seconds = 3
+    # (it did, before the mechanism's pace was measured first). Now the one estimate is planned at
+    # the pace of drawing and its certification ends at the deadline (0.95 · 3 s; 0.5 s of
+    # slack for the report on a loaded machine); with 1.5 s not even the smallest estimate
+    # (6,064 draws, 2 s) fits, and the error says so before anything runs.
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    estimate = estimate_epsilon(slow_laplace_sum, pair, max_seconds=3.0, seed=0)
+    assert estimate.seconds < 3.5 and estimate.draws > 6_064 and estimate.seed == 0
+    assert 0.0 < estimate.epsilon_lower_bound <= 1.0
+    started = time.perf_counter()
+    with pytest.raises(InvalidArgument, match=r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,064 outputs.*max_seconds >= \d"):
+        estimate_epsilon(slow_laplace_sum, pair, max_seconds=1.5, seed=0)
+    assert time.perf_counter() - started < 1.5
 
 
 def test_a_search_without_evidence_takes_the_first_classic_pair():
