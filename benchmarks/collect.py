@@ -33,6 +33,7 @@ EXPERIMENTS = [
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
     ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
+    ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
 PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib",
