@@ -142,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
     estimate.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)")
-    estimate.add_argument("--max-seconds", type=float, help="time budget: pilots set the draws the time affords (--max-draws stays a cap)")
+    estimate.add_argument("--max-seconds", type=float, help="time budget: the mechanism's pace and pilot estimates set the draws the time affords (--max-draws stays a cap)")
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
     estimate.add_argument("--json", type=Path, metavar="PATH", help="write the estimate as JSON here (with the audits' reports)")
