@@ -84,6 +84,14 @@ PILOT_SHARE = 0.15
 UNMEASURED_PILOT_SHARE = 0.5
 TIME_SHARE = 0.5
 VERIFY_STRETCH = 2
+# Pilots' times growing as draws^k with k ≥ AFFINE_POWER (at fourfold draws: 15% longer) give an
+# affine pace, trusted up to AFFINE_GAIN times the proportional plan. SVT6's timed searches at
+# 5.8 s (pilots of 86,128 and 344,512 draws in 0.35–0.42 and 0.5–0.6 s: k = 0.15–0.27) drew
+# 1.5·10^6 with k ≥ 1/2 required, 3·10^6–3.9·10^6 now; their bounds over repeated runs of seeds
+# 0–2 averaged 0.15–0.19 before and 0.20–0.22 after (single runs still range 0.03–0.31: which
+# pair a search settles on varies).
+AFFINE_POWER = 0.1
+AFFINE_GAIN = 3
 # A mechanism whose pilot's draws alone would take over PILOT_SHARE of the time at its own pace
 # (`seconds_per_draw`) gets no (further) pilots: its estimate is planned for DRAWN_SHARE of the
 # time at that pace, fitting being cheap beside drawing.
@@ -209,8 +217,8 @@ def estimate_epsilon(
     # the estimate runs on `seed` (its report shows it), the pilots on a seed derived from it
     main_seed = _seed_or_fresh(seed)
     pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
-    dataset = (domain.relation.classic_pairs(domain)[0] if isinstance(finder, str) else finder[0]).d0
-    per_draw = seconds_per_draw(mechanism, dataset, pilot_seed)
+    first = domain.relation.classic_pairs(domain)[0] if isinstance(finder, str) else finder[0]
+    per_draw = max(seconds_per_draw(mechanism, dataset, pilot_seed) for dataset in first)  # the slower side
     smallest, spent = smallest_budget(trials), time.perf_counter() - started
     if smallest * per_draw > at - started:  # drawing alone would overrun (setup costs only delay it)
         what = "one pair" if trials == 1 else f"a search of {trials} pairs (of one pair: {smallest_budget(1):,})"
@@ -273,18 +281,19 @@ def seconds_per_draw(mechanism: Mechanism, dataset, seed: int) -> float:
 def planned_draws(pilots: list[EpsilonEstimate], seconds: float) -> int:
     """The draws an estimate can make in `seconds`, extrapolated from the last two pilots, whose
     times grow as draws^k (`_pace_power`). k ≥ 1: a power law with k at most 1.5 (large samples
-    cost more per draw: sorting, memory traffic). 1/2 ≤ k < 1: fixed costs (model fits) weigh,
-    and the pace is affine, seconds = a + b·draws through both. Otherwise (one pilot, or fixed
-    costs hiding the pace): proportional to the last pilot, which under-plans rather than
-    trusting a pace the noise of two near-equal times made up."""
+    cost more per draw: sorting, memory traffic). AFFINE_POWER ≤ k < 1: fixed costs (model fits)
+    weigh, and the pace is affine, seconds = a + b·draws through both, up to AFFINE_GAIN times the
+    proportional plan. Otherwise (one pilot, or two near-equal times, whose difference the noise
+    may have made up): proportional to the last pilot, which under-plans."""
     last, power = pilots[-1], _pace_power(pilots)
     if power >= 1:
         return int(last.draws * (seconds / last.seconds) ** (1 / min(power, 1.5)))
-    if power >= 0.5:
+    proportional = int(last.draws * seconds / max(last.seconds, 1e-6))
+    if power >= AFFINE_POWER:
         before = pilots[-2]
         per_draw = (last.seconds - before.seconds) / (last.draws - before.draws)
-        return int(last.draws + (seconds - last.seconds) / per_draw)
-    return int(last.draws * seconds / max(last.seconds, 1e-6))
+        return min(int(last.draws + (seconds - last.seconds) / per_draw), AFFINE_GAIN * proportional)
+    return proportional
 
 
 def _pace_power(pilots: list[EpsilonEstimate]) -> float:
