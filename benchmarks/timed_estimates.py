@@ -50,8 +50,8 @@ def targets():
 
 
 def row(name, mechanism, target, truth, max_seconds: float) -> str:
-    dataset = (target.d0 if isinstance(target, DatasetPair) else target.relation.classic_pairs(target)[0].d0)
-    pace = 1 / seconds_per_draw(mechanism, dataset, 0)
+    pair = target if isinstance(target, DatasetPair) else target.relation.classic_pairs(target)[0]
+    pace = 1 / seconds_per_draw(mechanism, pair, 0)
     start = time.perf_counter()
     try:
         estimate = estimate_epsilon(mechanism, target, max_seconds=max_seconds, seed=0)
