@@ -71,7 +71,10 @@ def audit(
     """
     settings = AuditSettings.build(settings, **options)
     if not isinstance(claim, Claim):
-        raise InvalidArgument(f"claim must be a dpfuzz claim (PureDP, ApproxDP, RenyiDP), got {claim!r}.")
+        fix = f" For ε = {claim:g}, pass PureDP(epsilon={claim:g})." if isinstance(claim, (int, float)) else ""
+        raise InvalidArgument(
+            f"claim must be a dpfuzz claim (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP), got {claim!r}.{fix}"
+        )
     if not isinstance(domain, Domain):
         raise InvalidArgument(f"domain must be a dpfuzz.Domain, got {type(domain).__name__}.")
     if isinstance(settings.tester, Tester):

@@ -139,6 +139,18 @@ class EpsilonEstimate:
             "search": None if self.search is None else self.search.to_dict(),
         }
 
+    def power_text(self) -> str | None:
+        """When nothing positive was certified: what the certification could have shown."""
+        power, details = self.report.power, self.report.verification.details
+        if self.epsilon_lower_bound > 0 or not power or power.get("divergence") != "privacy_loss":
+            return None
+        if power["value"] is not None and math.isfinite(power["value"]):
+            return (
+                f"nothing certified: {power['samples']:,} outputs per side would have certified a privacy loss of "
+                f"{power['value']:.3g} on this event; more draws certify smaller ones"
+            )
+        return f"nothing certified: the event held {details['count_p']:,} and {details['count_q']:,} of {power['samples']:,} outputs per side"
+
     def summary(self) -> str:
         difference, d0, d1 = self.report.domain.describe_pair(self.pair)
         return "\n".join(
@@ -154,6 +166,7 @@ class EpsilonEstimate:
                     if self.search is not None else []
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
+                *([f"  power   {self.power_text()}"] if self.power_text() else []),
                 *(f"  note    {note}" for note in self.report.notes if "ended verification" in note or "pilot" in note),
             ]
         )
@@ -196,7 +209,8 @@ def estimate_epsilon(
     else:
         pairs = [target] if isinstance(target, DatasetPair) else list(target)
         if not pairs or not all(isinstance(pair, DatasetPair) for pair in pairs):
-            raise InvalidArgument(f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.")
+            fix = " Wrap two datasets as DatasetPair(d0, d1)." if isinstance(target, tuple) and len(target) == 2 else ""
+            raise InvalidArgument(f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.{fix}")
         if domain is None:
             domain = enclosing_domain(pairs)
         for pair in pairs:

@@ -129,6 +129,23 @@ def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng
     return np.concatenate([np.asarray(batch(dataset, size, rng)) for size in sizes]) if sizes else np.asarray([])
 
 
+def _one_draw_hint(mechanism, error: Exception) -> str:
+    """The fix when a one-draw function f(dataset, rng) was passed where f(dataset, num_samples,
+    rng) belongs (the TypeError of calling it with three arguments)."""
+    if isinstance(error, TypeError) and _binds(mechanism, 2) and not _binds(mechanism, 3):
+        return ". It takes (dataset, rng): wrap a function that returns one output per call with dpfuzz.per_call(f)"
+    return ""
+
+
+def _binds(function, count: int) -> bool:
+    """Whether `function` can be called with `count` positional arguments (False without a signature)."""
+    try:
+        inspect.signature(function).bind(*[None] * count)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def draw_samples(
     mechanism: Mechanism,
     dataset: np.ndarray,
@@ -147,7 +164,7 @@ def draw_samples(
     try:
         output = mechanism(dataset, num_samples, rng)
     except Exception as error:  # the user's code: report it with the input that triggered it
-        raise MechanismError(f"{where} raised {type(error).__name__}: {error}") from error
+        raise MechanismError(f"{where} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}") from error
     try:
         samples = np.asarray(output)
     except Exception as error:

@@ -179,6 +179,11 @@ class AuditReport:
         if self.power is None:
             return None
         power = self.power
+        if power["value"] is None and power.get("count_p_needed") is not None:
+            return (
+                f"the event held none of the {power['samples']:,} verification outputs under Q; "
+                f"{power['count_p_needed']:,} under P would have refuted the claim"
+            )
         if power["value"] is None or math.isinf(power["value"]):
             return (
                 f"with {power['samples']:,} verification outputs per side no outcome on this event could have "
@@ -188,7 +193,7 @@ class AuditReport:
             f"{power['samples']:,} verification outputs per side would have refuted the claim had "
             f"{power['divergence']} on the event reached {power['value']:.4g} (the claim allows {power['claim_allows']:.4g})"
         )
-        if power.get("epsilon") is not None:
+        if power.get("epsilon") is not None and power["divergence"] != "privacy_loss":
             text += f", i.e. a privacy loss of ε ≥ {power['epsilon']:.4g} on that event"
         return text + "; smaller violations, or ones elsewhere, may remain"
 

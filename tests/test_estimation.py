@@ -2,6 +2,7 @@
 
 import importlib
 import json
+import re
 import time
 from dataclasses import replace
 from types import SimpleNamespace
@@ -112,6 +113,8 @@ def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
         estimate_epsilon(laplace_sum, DatasetPair(np.zeros(5), np.full(5, 2.0)), domain=queries)
     with pytest.raises(InvalidArgument, match="max_draws must be an int >= 10000"):
         estimate_epsilon(laplace_sum, Domain(), max_draws=10)
+    with pytest.raises(InvalidArgument, match=r"Wrap two datasets as DatasetPair\(d0, d1\)"):
+        estimate_epsilon(laplace_sum, (np.zeros(1), np.ones(1)))  # type: ignore[arg-type]
 
 
 def test_the_estimate_command(tmp_path, capsys):
@@ -179,6 +182,10 @@ def test_a_search_without_evidence_takes_the_first_classic_pair():
     for seed in range(3):
         estimate = estimate_epsilon(ignores_input, domain, max_draws=200_000, seed=seed)
         assert estimate.pair in (first, first.swapped())
+        # nothing certified (at these seeds; a false positive has probability β): the summary
+        # says what the certification's outputs could have shown instead
+        assert estimate.epsilon_lower_bound == 0
+        assert re.search(r"power   nothing certified: [\d,]+ outputs per side would have certified a privacy loss of 0\.\d+ on this event", estimate.summary())
 
 
 def test_the_time_plan_extrapolates_the_pilots_pace():

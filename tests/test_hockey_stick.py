@@ -80,6 +80,25 @@ def test_epsilon_lower_bound_is_valid_and_nearly_tight():
     assert 0.9 < big.epsilon_lower_bound <= 1.0
 
 
+def test_the_detectable_privacy_loss_is_the_smallest_count_the_joint_bound_certifies():
+    # What a privacy-loss certification that refuted nothing could have shown: with the count
+    # under Q held, `count_p_needed` outputs under P certify above the claim and one fewer does
+    # not (checked against `pure_dp_epsilon_lower` itself); the loss stated is the plug-in there.
+    from dpfuzz.testers.bounds import pure_dp_epsilon_lower
+
+    tester, event, n = HockeyStickTester(objective="epsilon"), SimpleNamespace(describe=lambda: "S"), 30_000
+    for claimed, k_p, k_q in ((0.0, 15_000, 15_100), (0.2, 3_000, 2_900), (0.0, 29_547, 29_561)):
+        power = tester.detectable(tester.certify_counts(event, (k_p, n), (k_q, n), PureDP(claimed), BETA))
+        k = power["count_p_needed"]
+        assert pure_dp_epsilon_lower(k, n, k_q, n, BETA) > claimed >= pure_dp_epsilon_lower(k - 1, n, k_q, n, BETA)
+        plug_in = max(math.log(k / k_q), math.log((n - k_q) / (n - k)))
+        assert power["value"] == power["epsilon"] == pytest.approx(plug_in) and claimed < plug_in < 1
+    # An event with no output under Q has no finite plug-in loss: the count alone is stated.
+    empty = tester.detectable(tester.certify_counts(event, (0, n), (0, n), PureDP(0.0), BETA))
+    k = empty["count_p_needed"]
+    assert empty["value"] is None and pure_dp_epsilon_lower(k, n, 0, n, BETA) > 0 >= pure_dp_epsilon_lower(k - 1, n, 0, n, BETA)
+
+
 def test_pure_claims_under_the_epsilon_objective_are_certified_as_a_privacy_loss():
     # Lap(0, 1) against Lap(1, 1) is exactly 1-DP. The joint bound on the event's privacy loss is
     # compared with the claimed ε itself, and a claim no event could refute at the sample size

@@ -28,11 +28,21 @@ def _raises(dataset, num_samples, rng):
         (lambda d, n, r: np.ones(n + 1), "leading axis 11 .shape .11,..; the leading axis must be num_samples=10"),
         (lambda d, n, r: 1.0, "returned a scalar"),
         (lambda d, n, r: np.array(["a"] * n), "returned dtype <U1"),
+        (lambda d, r: d.sum() + r.normal(), r"takes 2 positional.*It takes \(dataset, rng\): wrap .* with dpfuzz.per_call\(f\)"),
     ],
 )
 def test_bad_mechanisms_get_clear_errors(mechanism, message, rng):
     with pytest.raises(MechanismError, match=message):
         draw_samples(mechanism, DATA, 10, rng)
+
+
+def test_a_type_error_of_a_three_argument_mechanism_gets_no_per_call_hint(rng):
+    def wrong_type(dataset, num_samples, rng):
+        raise TypeError("unsupported operand type(s)")
+
+    with pytest.raises(MechanismError, match="raised TypeError") as raised:
+        draw_samples(wrong_type, DATA, 10, rng)
+    assert "dpfuzz.per_call" not in str(raised.value)
 
 
 def test_changing_output_shape_is_an_error(rng):

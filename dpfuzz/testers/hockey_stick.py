@@ -306,7 +306,11 @@ class HockeyStickTester(Tester):
     def detectable(self, result: TestResult) -> dict:
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
         p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
-        p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it."""
+        p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it. A privacy-loss
+        result (pure DP, ``objective="epsilon"``): the smallest plug-in loss on the event whose
+        count under P the joint bound would have certified above the claim, the count under Q held."""
+        if result.divergence == "privacy_loss":
+            return _detectable_loss(result)
         if not isinstance(result.claim, ApproxDP) or "q_upper" not in result.details:
             return super().detectable(result)
         claim, (n_p, n_q) = result.claim, result.num_samples
@@ -398,6 +402,31 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None):
         return np.where((k_p == n_p) & (k_q == n_q), -np.inf, value)
 
     return objective
+
+
+def _detectable_loss(result: TestResult) -> dict:
+    """`HockeyStickTester.detectable` for a privacy-loss result: the fewest outputs under P in the
+    event (by bisection: the joint bound grows with them) that `pure_dp_epsilon_lower` certifies
+    above the claim's ε with the count under Q held, as the plug-in loss at them (the larger of
+    ln(p*/q̂) on the event and ln((1 − q̂)/(1 − p*)) on its complement). An event that held no
+    output under Q has an unbounded plug-in loss: the count needed is stated instead."""
+    (n_p, n_q), k_q, claimed = result.num_samples, result.details["count_q"], result.threshold
+    power = {"divergence": result.divergence, "claim_allows": claimed, "samples": int(min(n_p, n_q)), "epsilon": None}
+
+    def certifies(k_p: int) -> bool:
+        return pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, result.beta) > claimed
+
+    if not certifies(n_p):
+        return {**power, "value": math.inf}
+    low, high = min(int(k_q * n_p / n_q), n_p - 1), n_p  # certifies(high), and not certifies(low): a loss ≤ 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if certifies(middle) else (middle, high)
+    if k_q == 0:
+        return {**power, "value": None, "count_p_needed": high}
+    p_star, q_hat = high / n_p, k_q / n_q
+    value = max(_log_ratio(p_star, q_hat), _log_ratio(1 - q_hat, 1 - p_star))  # as `estimate` in the result
+    return {**power, "value": value, "epsilon": value, "count_p_needed": high}
 
 
 def _log_ratio(a: float, b: float) -> float:
