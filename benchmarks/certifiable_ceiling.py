@@ -42,19 +42,10 @@ LARGER_DRAWS = (5 * 10**7, 10**8, 2 * 10**8, 4 * 10**8, 6 * 10**8, 10**9)
 TOP_SETS = 200  # events certified exactly per verification size (`certificates`)
 
 
-def certify(draws: int) -> int:
-    """Outputs per side of the final certification of `estimate_epsilon(max_draws=draws)` on one pair."""
-    budget = draws - estimation.PROBE_DRAWS
-    return (budget - 2 * estimation.fit_samples(budget)) // 2
-
-
 def verification_sizes() -> tuple[int, int]:
     """Outputs per side of the final certification at DP-Sniper's budget: on one pair, and after a 10-pair search."""
-    trials = estimation.SEARCH_TRIALS
-    search_budget = MAX_DRAWS - estimation.PROBE_DRAWS - 2 * estimation.SEARCH_VERIFY
-    samples = min(int(estimation.SEARCH_SHARE * search_budget / (2 * trials)), estimation.MAX_FIT_SAMPLES)
-    search_draws = estimation.PROBE_DRAWS + 2 * trials * samples + 2 * estimation.SEARCH_VERIFY
-    return certify(MAX_DRAWS), certify(MAX_DRAWS - search_draws)
+    _, search_draws = estimation.search_plan(MAX_DRAWS, estimation.SEARCH_TRIALS)
+    return estimation.verification_samples(MAX_DRAWS), estimation.verification_samples(MAX_DRAWS - search_draws)
 
 
 def svt_outputs(below: np.ndarray, weights: np.ndarray):
@@ -165,7 +156,7 @@ def main() -> None:
     step = 5.0 if args.quick else 1.0
     levels = np.arange(-10.0, 10.0 + step / 2, step)
     on_pair, after_search = verification_sizes()
-    sizes = (on_pair, after_search, *(certify(draws) for draws in LARGER_DRAWS))
+    sizes = (on_pair, after_search, *(estimation.verification_samples(draws) for draws in LARGER_DRAWS))
     # Laplace noise of scale 20 or 40: ±800 holds all but e^-20 of the mass, and the integrands
     # vary on that scale (halving the grid step moves no ceiling in the 4th decimal).
     grid = np.linspace(-800.0, 800.0, 10_001 if args.quick else 40_001)
