@@ -7,8 +7,8 @@ events are fitted and selected on at most 3·10^6 outputs per side, 5% of the dr
 beyond 1.2·10^8 draws), because the estimate is the
 certified bound of that one test. Several pairs (a searched `Domain`, or a list) are estimated
 in two stages: a search audit spends SEARCH_SHARE of the draws on all pairs alike (fixed
-sampling; unlike a refutation audit it does not stop at the first violating pair; each pair's
-event chosen for the final certification's size) and picks the pair whose held-out bound is largest; the rest of the draws estimate that pair alone, its event
+sampling; unlike a refutation audit it does not stop at the first violating pair) and picks the
+pair whose held-out bound is largest; the rest of the draws estimate that pair alone, its event
 fitted on fresh outputs. The false-alarm reasoning is the audit's (one held-out test at level β,
 the pair and event selected on other samples), so
 
@@ -368,14 +368,7 @@ def _estimate(
         return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline)
     search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
     samples, search_draws = search_plan(max_draws, trials)
-    # each pair's event fitted for the certification the chosen pair will get: SVT3, SVT6 and
-    # SVT1 searching DP-Sniper's domain at 2.6·10^7 draws (seeds 0–5/0–6/0–5): mean 0.192 → 0.197,
-    # 0.300 → 0.306, 0.058 → 0.065, smallest 0.143 → 0.175, 0.258 → 0.296, 0.038 → 0.045;
-    # Laplace (0–8), ReportNoisyMax3 (0–5) and SVT4 (0–2) alike
-    search = _audit(
-        mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed, search_draws,
-        select_for=verification_samples(max_draws - search_draws),
-    )
+    search = _audit(mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed, search_draws)
     if deadline is not None:
         deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
     chosen = _certify(
@@ -449,17 +442,13 @@ def verification_samples(draws: int) -> int:
     return (budget - 2 * fit_samples(budget)) // 2
 
 
-def _audit(
-    mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None, select_for=None,
-) -> AuditReport:
-    """An audit of ε = 0 at `delta` with the ε objective and fixed sampling (`select_for`: the
-    held-out size its events are chosen for, `HockeyStickTester`)."""
+def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None) -> AuditReport:
+    """An audit of ε = 0 at `delta` with the ε objective and fixed sampling."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
-    tester = HockeyStickTester(objective="epsilon", select_for=select_for)
     return audit(
-        mechanism, claim, domain, tester=tester, finder=finder, trials=trials,
+        mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon"), finder=finder, trials=trials,
         samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
         max_seconds=max_seconds,
     )

@@ -43,7 +43,7 @@ from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
 from dpfuzz.testers.models import (
     ModelScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted, is_discrete, negated,
 )
-from dpfuzz.validation import check_choice, check_int
+from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
@@ -67,29 +67,19 @@ class HockeyStickTester(Tester):
     objective : how training events are ranked for (ε, δ) claims. ``"divergence"`` (default)
         maximises the Wilson-corrected H_{e^ε} lower bound, the statistic the verdict uses;
         ``"epsilon"`` maximises the Wilson-corrected ε lower bound instead.
-    select_for : rank training events by the bound they would certify on this many held-out
-        outputs per side, whatever size they are evaluated on (default: that size). A search that
-        only chooses the pair a larger certification follows fits the events that certification
-        would use (`estimate_epsilon`).
     """
 
     name = "hockey_stick"
     claim_types = (ApproxDP, RenyiDP, ProfileClaim)
 
-    def __init__(
-        self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence",
-        select_for: int | None = None,
-    ):
+    def __init__(self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence"):
         self.classifier = classifier
         self.objective = objective
-        self.select_for = select_for
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
         super().check_claim(claim)
         check_choice("objective", self.objective, ("divergence", "epsilon"))
-        if self.select_for is not None:
-            check_int("select_for", self.select_for, minimum=1)
 
     def fit(
         self,
@@ -124,7 +114,6 @@ class HockeyStickTester(Tester):
         """The fitted event for (train0, train1), and with `both` for (train1, train0) after it."""
         self.check_claim(claim)
         beta = check_beta(beta)
-        eval_size = self.select_for or eval_size
         x0, x1 = paired_matrices(self.features(train0), self.features(train1))
         objective = self._selection_objective(claim, beta, eval_size)
         gammas = self.gammas(claim)
