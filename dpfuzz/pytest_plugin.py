@@ -153,7 +153,7 @@ class Auditor:
             self._record(violation.report, time.perf_counter() - start)
             failure = str(violation)
         except DPFuzzError as error:  # the mechanism raised, or a bad argument: dpfuzz's message says which
-            failure = f"dpfuzz could not audit this mechanism: {error}"
+            failure = f"dpfuzz could not run this audit: {error}"
         if failure is not None:  # outside the except block, so pytest shows no chained traceback
             pytest.fail(failure, pytrace=False)
         self._record(report, time.perf_counter() - start)

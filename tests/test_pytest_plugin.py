@@ -170,7 +170,7 @@ def test_broken(dp_audit):
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
-    assert "dpfuzz could not audit this mechanism: mechanism 'broken' on dataset" in output
+    assert "dpfuzz could not run this audit: mechanism 'broken' on dataset" in output
     assert "raised ZeroDivisionError" in output and "During handling" not in output
 
 
