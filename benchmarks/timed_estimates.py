@@ -57,7 +57,7 @@ def row(name, mechanism, target, truth, max_seconds: float) -> str:
         estimate = estimate_epsilon(mechanism, target, max_seconds=max_seconds, seed=0)
     except InvalidArgument as error:  # too short for the smallest estimate: said before it runs
         return f"| {name} | {truth} | {pace:,.0f} | {max_seconds:g} | — | {time.perf_counter() - start:.1f} | — | {error} |"
-    ended = next((note for note in estimate.report.notes if "pilot" in note or "ended verification" in note), "—")
+    ended = next(iter(estimate.clock_notes()), "—")
     return (
         f"| {name} | {truth} | {pace:,.0f} | {max_seconds:g} | {estimate.draws:,} | {time.perf_counter() - start:.1f} | "
         f"{estimate.epsilon_lower_bound:.3g} | {ended} |"

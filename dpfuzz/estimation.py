@@ -155,8 +155,13 @@ class EpsilonEstimate:
             )
         return f"nothing certified: the event held {details['count_p']:,} and {details['count_q']:,} of {power['samples']:,} outputs per side"
 
+    def clock_notes(self) -> list[str]:
+        """The report's notes on what the clock did: a certification it ended, a pilot returned."""
+        return [note for note in self.report.notes if "ended verification" in note or "pilot" in note]
+
     def summary(self) -> str:
         difference, d0, d1 = self.report.domain.describe_pair(self.pair)
+        power = self.power_text()
         return "\n".join(
             [
                 f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism} "
@@ -170,8 +175,8 @@ class EpsilonEstimate:
                     if self.search is not None else []
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
-                *([f"  power   {self.power_text()}"] if self.power_text() else []),
-                *(f"  note    {note}" for note in self.report.notes if "ended verification" in note or "pilot" in note),
+                *([f"  power   {power}"] if power else []),
+                *(f"  note    {note}" for note in self.clock_notes()),
             ]
         )
 
