@@ -146,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
     estimate.add_argument("--json", type=Path, metavar="PATH", help="write the estimate as JSON here (with the audits' reports)")
+    estimate.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     estimate.set_defaults(run=_estimate_command)
 
     campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
@@ -206,12 +207,17 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     first, *rest = report.summary().splitlines()
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
-    for path, text in ((args.json, report.to_json), (args.html, report.to_html)):
+    _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
+    return 1 if report.violated and args.fail_on_violation else 0
+
+
+def _write_reports(console, reports) -> None:
+    """Each (path or None, function returning the text) written where a path is given."""
+    for path, text in reports:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text())
             console.print(f"report written to {path}")
-    return 1 if report.violated and args.fail_on_violation else 0
 
 
 def _with_reproduce(report, command: str):
@@ -306,11 +312,10 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
             target.mechanism, where, delta=args.delta, max_draws=args.max_draws, max_seconds=args.max_seconds,
             beta=args.beta, seed=args.seed, domain=target.domain if args.witness else None,
         )
+    if args.max_seconds is None:  # a timed estimate's draws are the clock's: it does not rerun exactly
+        estimate = _with_reproduce(estimate, _reproduce_command(args.argv, args.seed is None, estimate.seed))
     console.print(estimate.summary(), markup=False)
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(estimate.to_dict(), indent=2))
-        console.print(f"report written to {args.json}")
+    _write_reports(console, ((args.json, estimate.to_json), (args.html, estimate.to_html)))
     return 0
 
 

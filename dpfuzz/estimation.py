@@ -26,6 +26,7 @@ by the clock and not by any outcome, so the guarantee above holds unchanged.
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import time
 from dataclasses import dataclass, replace
@@ -37,7 +38,7 @@ from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
-from dpfuzz.report import AuditReport
+from dpfuzz.report import AuditReport, html_page
 from dpfuzz.validation import check_int, check_number
 
 # Share of the draw budget spent on the final certification (the rest searches).
@@ -127,6 +128,7 @@ class EpsilonEstimate:
     seed: int  # ``estimate_epsilon(..., max_draws=draws, seed=seed)`` reproduces it, unless max_seconds set its draws
     report: AuditReport  # the audit that certified the bound (on the chosen pair)
     search: AuditReport | None = None  # the audit that chose the pair, when there were several
+    reproduce: str = ""  # how to run this estimate again, when the caller knows (the CLI)
 
     def to_dict(self) -> dict:
         """The estimate, with the certifying audit's report and the search's (or None)."""
@@ -141,7 +143,11 @@ class EpsilonEstimate:
             "seed": self.seed,
             "report": self.report.to_dict(),
             "search": None if self.search is None else self.search.to_dict(),
+            "reproduce": self.reproduce,
         }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
 
     def power_text(self) -> str | None:
         """When nothing positive was certified: what the certification could have shown."""
@@ -159,13 +165,15 @@ class EpsilonEstimate:
         """The report's notes on what the clock did: a certification it ended, a pilot returned."""
         return [note for note in self.report.notes if "ended verification" in note or "pilot" in note]
 
+    def headline(self) -> str:
+        return f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism} (confidence {1 - self.beta:g})"
+
     def summary(self) -> str:
         difference, d0, d1 = self.report.domain.describe_pair(self.pair)
         power = self.power_text()
         return "\n".join(
             [
-                f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism} "
-                f"(confidence {1 - self.beta:g})",
+                self.headline(),
                 f"  pair    {difference}",
                 f"          {d0}",
                 f"          {d1}",
@@ -176,8 +184,43 @@ class EpsilonEstimate:
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
                 *([f"  power   {power}"] if power else []),
+                *([f"  rerun   {self.reproduce}"] if self.reproduce else []),
                 *(f"  note    {note}" for note in self.clock_notes()),
             ]
+        )
+
+    def to_html(self) -> str:
+        """A self-contained page an auditor can hand over: the bound, the certified pair, the
+        event and the held-out counts that certify it, the pair's privacy profile (1-D outputs)
+        and the search that chose the pair."""
+        verification = self.report.verification
+        (n_p, n_q), counts = verification.num_samples, verification.details
+        rerun = self.reproduce or f"estimate_epsilon(..., max_draws={self.draws}, seed={self.seed})"
+        if not self.reproduce and self.report.settings.get("max_seconds") is not None:
+            rerun += " (a timed estimate: exactly so only where max_draws, not the clock, set its draws)"
+        facts = [
+            ("ε lower bound", f"{self.epsilon_lower_bound:.4g} at δ = {self.delta:g}"),
+            ("confidence", f"1 − β = {1 - self.beta:g}: the true ε at δ is below the bound with probability at most β"),
+            ("event", self.event),
+            (
+                "certified on",
+                f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of {n_q:,} on d1 in the event: "
+                f"fresh outputs, not those {'the event was' if self.search is None else 'the event and the pair were'} chosen on",
+            ),
+            *([("power", power)] if (power := self.power_text()) else []),
+            *(
+                [("search", f"the pair chosen from {self.search.trials} by {self.search.draws:,} of the draws (below)")]
+                if self.search is not None else []
+            ),
+            ("draws", f"{self.draws:,} outputs in {self.seconds:.2f} s"),
+            ("seed", str(self.seed)),
+            ("rerun", rerun),
+            *(("note", note) for note in self.clock_notes()),
+        ]
+        return html_page(
+            f"dpfuzz estimate: {self.report.mechanism}", self.headline(), "#0969da", "Certified pair",
+            self.report.domain.describe_pair(self.pair), facts, self.report.profile_html(),
+            () if self.search is None else self.search.history, "held-out ε bound",
         )
 
 

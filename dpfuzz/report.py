@@ -241,14 +241,6 @@ class AuditReport:
 
     def to_html(self) -> str:
         """A self-contained page: verdict, witness (what differs highlighted), power, history."""
-        escape = html.escape
-        difference, d0, d1 = self.domain.describe_pair(self.candidate)
-        colour = "#cf222e" if self.violated else "#1a7f37"
-        rows = "".join(
-            f"<tr><td>{record.trial + 1}</td><td>{record.round}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
-            f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.samples:,}</td><td>{record.score:.4g}</td></tr>"
-            for record in self.history
-        )
         facts = [
             ("claim", self.claim.describe()),
             ("certified bound", f"{self.verification.divergence} ≥ {self.bound:.6g} (claim allows {self.threshold:.6g})"),
@@ -262,21 +254,13 @@ class AuditReport:
             ("reproduce", self.reproduce or f"seed={self.seed}"),
             *(("note", note) for note in self.notes),
         ]
-        table = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in facts)
-        return (
-            f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audit: {escape(self.mechanism)}</title>'
-            "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;"
-            "padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}table{border-collapse:collapse}"
-            ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}</style></head><body>"
-            f'<h1 style="color:{colour}">{escape(self.headline())}</h1>'
-            f"<h2>{'Witness' if self.violated else 'Verified pair'}</h2>"
-            f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
-            f"<table>{table}</table>{self._profile_html()}<h2>Search</h2>"
-            "<table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
-            f"<th>estimate − threshold</th></tr>{rows}</table></body></html>\n"
+        return html_page(
+            f"dpfuzz audit: {self.mechanism}", self.headline(), "#cf222e" if self.violated else "#1a7f37",
+            "Witness" if self.violated else "Verified pair", self.domain.describe_pair(self.candidate), facts,
+            self.profile_html(), self.history,
         )
 
-    def _profile_html(self) -> str:
+    def profile_html(self) -> str:
         """The verified pair's privacy profile and trade-off bound: plot and summary."""
         if not self.profile:
             return ""
@@ -292,6 +276,38 @@ class AuditReport:
             "<h2>Privacy profile of the verified pair</h2><p>Certified at its own confidence, apart from the "
             f"verdict, from the verification outputs; the μ readings assume a Gaussian trade-off curve.</p>{image}<pre>{text}</pre>"
         )
+
+
+def html_page(
+    title: str, headline: str, colour: str, pair_heading: str, described_pair: tuple[str, str, str],
+    facts: list[tuple[str, str]], profile_html: str, history: tuple[TrialRecord, ...], score_heading: str = "estimate − threshold",
+) -> str:
+    """A self-contained report page: the headline, a pair (what differs highlighted), a table
+    of facts, the pair's privacy profile (HTML, may be empty) and the search history (each
+    trial's score under `score_heading`)."""
+    escape = html.escape
+    difference, d0, d1 = described_pair
+    rows = "".join(
+        f"<tr><td>{record.trial + 1}</td><td>{record.round}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
+        f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.samples:,}</td><td>{record.score:.4g}</td></tr>"
+        for record in history
+    )
+    table = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in facts)
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;"
+        "padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}table{border-collapse:collapse}"
+        ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}</style></head><body>"
+        f'<h1 style="color:{colour}">{escape(headline)}</h1>'
+        f"<h2>{escape(pair_heading)}</h2>"
+        f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
+        f"<table>{table}</table>{profile_html}"
+        + (
+            "<h2>Search</h2><table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
+            f"<th>{escape(score_heading)}</th></tr>{rows}</table>" if history else ""
+        )
+        + "</body></html>\n"
+    )
 
 
 def environment_versions() -> dict:

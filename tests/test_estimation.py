@@ -98,6 +98,13 @@ def test_a_domain_is_searched_and_a_delta_is_honoured():
     assert again.epsilon_lower_bound == estimate.epsilon_lower_bound and again.pair == estimate.pair
     with pytest.raises(InvalidArgument, match="give max_draws >= 43,064"):
         estimate_epsilon(laplace_sum, Domain(max_size=3), max_draws=40_000)
+    # Its page shows the held-out counts that certify the bound, the search's pairs, and the rerun.
+    page, (n_p, n_q) = estimate.to_html(), estimate.report.verification.num_samples
+    counts = estimate.report.verification.details
+    assert estimate.headline() in page and "<h2>Search</h2>" in page and "held-out ε bound" in page
+    assert f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of {n_q:,} on d1" in page
+    assert "not those the event and the pair were chosen on" in page
+    assert f"estimate_epsilon(..., max_draws={estimate.draws}, seed={estimate.seed})" in page
 
 
 def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
@@ -118,13 +125,24 @@ def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
 
 
 def test_the_estimate_command(tmp_path, capsys):
-    path = tmp_path / "estimate.json"
-    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200000", "--seed", "0", "--json", str(path)]) == 0
+    path, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
+    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200000", "--json", str(path), "--html", str(page)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ε ≥ 0.9") and "at δ = 0 for RandomizedResponse" in out
     written = json.loads(path.read_text())
-    assert written["seed"] == 0 and written["report"]["seed"] == 0 and written["search"] is None
+    assert written["report"]["seed"] == written["seed"] and written["search"] is None
     assert written["epsilon_lower_bound"] == written["report"]["epsilon_lower_bound"]
+    # The summary and the page say how to rerun it (the seed pinned, the report files left out); it reruns exactly.
+    rerun = f"dpfuzz estimate RandomizedResponse --witness --max-draws 200000 --seed {written['seed']}"
+    assert f"rerun   {rerun}" in out and written["reproduce"] == rerun
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and rerun in html and "not those the event was chosen on" in html
+    assert "<h2>Search</h2>" not in html  # one pair: nothing was searched
+    assert main([*rerun.split()[1:], "--json", str(path)]) == 0
+    assert json.loads(path.read_text())["epsilon_lower_bound"] == written["epsilon_lower_bound"]
+    capsys.readouterr()
+    assert main(["estimate", "RandomizedResponse", "--witness", "--max-seconds", "2", "--seed", "0"]) == 0
+    assert "rerun" not in capsys.readouterr().out  # the clock chose its draws: no exact rerun
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
 
 
@@ -141,6 +159,10 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     assert timed.seed == capped.seed == 3  # the seed given, not one derived from it
     again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
+    assert f"estimate_epsilon(..., max_draws={capped.draws}, seed=3)" in capped.to_html()
+    # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from its own seed).
+    returned_pilot = any("pilot" in note for note in timed.report.notes)
+    assert ("(a timed estimate: exactly so only where max_draws" in timed.to_html()) != returned_pilot
     cut_note = "max_seconds ended verification at 1,000 of 9,000 outputs per side."
     cut = replace(timed, report=replace(timed.report, notes=(*timed.report.notes, cut_note)))
     assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
