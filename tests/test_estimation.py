@@ -139,7 +139,9 @@ def test_the_estimate_command(tmp_path, capsys):
     assert html.startswith("<!DOCTYPE html>") and rerun in html and "not those the event was chosen on" in html
     assert "<h2>Search</h2>" not in html  # one pair: nothing was searched
     assert main([*rerun.split()[1:], "--json", str(path)]) == 0
-    assert json.loads(path.read_text())["epsilon_lower_bound"] == written["epsilon_lower_bound"]
+    rerun_written = json.loads(path.read_text())
+    assert rerun_written["seed"] == rerun_written["report"]["seed"] == written["seed"]  # the seed given is the one run
+    assert rerun_written["epsilon_lower_bound"] == written["epsilon_lower_bound"]
     capsys.readouterr()
     assert main(["estimate", "RandomizedResponse", "--witness", "--max-seconds", "2", "--seed", "0"]) == 0
     assert "rerun" not in capsys.readouterr().out  # the clock chose its draws: no exact rerun
