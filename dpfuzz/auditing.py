@@ -14,13 +14,15 @@ mechanism treats most differently, then certify on fresh samples.
 3. **Verify.** The best (pair, direction) has its event fitted on its search samples (or, for
    a pair the finder names itself, e.g. a shrunk witness, on fresh training samples), then
    evaluated on fresh samples: in doubling looks that stop at the first refutation
-   (adaptive), or in one look (fixed).
+   (adaptive), or in one look (fixed). The other direction of the pair gets its own event,
+   fitted on the same samples and counted on the same fresh outputs (``verify_directions``):
+   a few thousand search outputs can rank a pair's harmless direction above its violating one.
 
 **False alarms.** Only verification can report a violation, and it never sees the samples its
-event was chosen on. Look j is an exact test at level β_j with Σ β_j = β, so the probability
-that a correct mechanism is flagged is at most β for the whole audit: any number of trials,
-both directions, any number of looks, whenever the audit stops (`dpfuzz.schedule` derives it;
-docs/statistics.md states it with the bounds).
+event was chosen on. Look j is an exact test at level β_j with Σ β_j = β (with both directions,
+two tests at β_j / 2 each), so the probability that a correct mechanism is flagged is at most β
+for the whole audit: any number of trials, both directions, any number of looks, whenever the
+audit stops (`dpfuzz.schedule` derives it; docs/statistics.md states it with the bounds).
 """
 
 from __future__ import annotations
@@ -182,6 +184,7 @@ PROFILE_MAX_SAMPLES = 1_000_000
 @dataclass
 class _Verification:
     result: TestResult
+    pair: DatasetPair  # oriented as `result` certified it: P = d0's outputs
     looks: list = field(default_factory=list)  # (samples per side, beta_j, bound, violated)
     samples: tuple = ()  # the fresh outputs of P and Q the last look counted
 
@@ -193,11 +196,11 @@ class _FreshOutputs:
     memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s); of 1-D outputs the first PROFILE_MAX_SAMPLES
     per side are kept, for the privacy profile. Other testers get every output kept."""
 
-    def __init__(self, tester: Tester, event):
-        self.tester, self.event = tester, event
-        self.counting = isinstance(event, ScoreEvent) and hasattr(tester, "in_event")
+    def __init__(self, tester: Tester, events: tuple):
+        self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
+        self.counting = all(isinstance(event, ScoreEvent) for event in events) and hasattr(tester, "in_event")
         self.count = 0  # outputs per side so far
-        self.event_counts = [0, 0]  # of them, how many fall in the event under P and under Q
+        self.event_counts = [[0, 0] for _ in events]  # of them, how many fall in each event under P and under Q
         self.outputs: tuple[list, list] = ([], [])
         self.counting_seconds = 0.0
         self.cut = False  # whether a deadline ended the drawing early
@@ -223,8 +226,9 @@ class _FreshOutputs:
             drawn += size
             if self.counting:
                 counted_at = time.perf_counter()
-                for side, outputs in enumerate(new):
-                    self.event_counts[side] += self.tester.in_event(self.event, outputs)
+                for event, counts in zip(self.events, self.event_counts):
+                    for side, outputs in enumerate(new):
+                        counts[side] += self.tester.in_event(event, outputs)
                 self.counting_seconds += time.perf_counter() - counted_at
             if not self.counting:
                 for kept, outputs in zip(self.outputs, new):
@@ -244,11 +248,20 @@ class _FreshOutputs:
         self.outputs = ([joined[0]], [joined[1]])
         return joined
 
-    def certify(self, claim: Claim, beta: float) -> TestResult:
-        if not self.counting:
-            return self.tester.evaluate(self.event, *self.kept(), claim, beta)
-        counts = ((self.event_counts[0], self.count), (self.event_counts[1], self.count))
-        return replace(self.tester.certify_counts(self.event, *counts, claim, beta), seconds=self.counting_seconds)
+    def certify(self, claim: Claim, beta: float) -> list[TestResult]:
+        """Each event certified at β / (number of events): the first with P = D0's outputs, the
+        second (the reverse) with P = D1's."""
+        share = beta / len(self.events)
+        results = []
+        for direction, event in enumerate(self.events):
+            if not self.counting:
+                kept = self.kept()
+                results.append(self.tester.evaluate(event, *(kept[::-1] if direction else kept), claim, share))
+                continue
+            counts = [(count, self.count) for count in self.event_counts[direction]]
+            counts = counts[::-1] if direction else counts
+            results.append(replace(self.tester.certify_counts(event, *counts, claim, share), seconds=self.counting_seconds))
+        return results
 
 
 class _Audit:
@@ -267,7 +280,7 @@ class _Audit:
 
     def run(self) -> AuditReport:
         settings = self.settings
-        finder_seed, trial_seed, verify_seed, probe_seed = np.random.SeedSequence(self.seed).spawn(4)
+        finder_seed, trial_seed, verify_seed, probe_seed, reverse_seed = np.random.SeedSequence(self.seed).spawn(5)
         probe = self._probe(probe_seed)
         self.tester = make_tester(settings.tester, self.claim, probe.samples)
         if settings.arithmetic == "float" and self.tester.name != "float_bits":
@@ -286,10 +299,10 @@ class _Audit:
             finder.stop()
         rng = np.random.default_rng(verify_seed)
         candidate, train_p, train_q, event = self._verification_pair(finder, leader, rng)
-        verification = self._verify(candidate, train_p, train_q, event, rng)
+        verification = self._verify(candidate, train_p, train_q, event, rng, np.random.default_rng(reverse_seed))
         finished = time.perf_counter()
         return self._report(
-            finder, probe, candidate, verification,
+            finder, probe, verification.pair, verification,
             {"probe": probe.seconds, "search": verifying_at - searched_at, "verify": finished - verifying_at,
              "total": finished - self.draws.started},
         )
@@ -319,7 +332,8 @@ class _Audit:
         # the clock leaves the verification at least DEADLINE_FLOOR outputs per side
         floor = 0 if settings.max_seconds is None else DEADLINE_FLOOR
         largest = int(min(settings.verification_samples, max(self.draws.remaining() // 2, floor)))
-        best = tester.max_certifiable(self.claim, largest, settings.beta)
+        beta = settings.beta / self._directions()  # what one direction's certificate gets
+        best = tester.max_certifiable(self.claim, largest, beta)
         threshold = tester.threshold(self.claim)
         delta = getattr(self.claim, "delta", 0.0)
         if 0 < delta and delta * largest < 3:
@@ -331,7 +345,7 @@ class _Audit:
         if best is None or best > threshold:
             return
         needed = largest
-        while needed < 10**13 and (tester.max_certifiable(self.claim, needed, settings.beta) or 0) <= threshold:
+        while needed < 10**13 and (tester.max_certifiable(self.claim, needed, beta) or 0) <= threshold:
             needed *= 2
         hint = f"about {needed:,} outputs per dataset (max_draws >= {4 * needed:,})" if needed < 10**13 else "more outputs than any audit can draw"
         raise InvalidArgument(
@@ -430,17 +444,32 @@ class _Audit:
         size = len(leader.samples0)
         return chosen, self.draws(chosen.d0, size, rng), self.draws(chosen.d1, size, rng), None
 
-    def _verify(self, pair: DatasetPair, train_p: np.ndarray, train_q: np.ndarray, event, rng: np.random.Generator) -> _Verification:
+    def _directions(self) -> int:
+        """How many directions of the chosen pair the verification certifies (`verify_directions`)."""
+        return 2 if self.settings.verify_directions == "both" and self.tester.directional else 1
+
+    def _verify(
+        self, pair: DatasetPair, train_p: np.ndarray, train_q: np.ndarray, event, rng: np.random.Generator,
+        reverse_rng: np.random.Generator,
+    ) -> _Verification:
+        """Certify `pair` on fresh outputs, look by look; with both directions, the reverse
+        event is fitted on the same training samples (with its own generator, so the forward
+        direction's draws are those of a one-direction audit) and counted on the same fresh
+        outputs, each direction at β_j / 2 (a union bound: the look keeps its level β_j)."""
         settings = self.settings
         if self.adaptive:
             cap = int(min(settings.verification_samples, max(self.draws.remaining() // 2, 10)))
             looks = verification_looks(cap, len(train_p), settings.beta)
         else:
             looks = [Look(settings.verification_samples, settings.beta)]
-        if event is None:
-            with single_threaded():
-                event = self.tester.fit(train_p, train_q, self.claim, looks[-1].beta, rng, eval_size=looks[-1].samples)
-        fresh = _FreshOutputs(self.tester, event)
+        share, size = looks[-1].beta / self._directions(), looks[-1].samples
+        with single_threaded():
+            if event is None:
+                event = self.tester.fit(train_p, train_q, self.claim, share, rng, eval_size=size)
+            events = (event,)
+            if self._directions() == 2:
+                events += (self.tester.fit(train_q, train_p, self.claim, share, reverse_rng, eval_size=size),)
+        fresh = _FreshOutputs(self.tester, events)
         deadline = None if settings.max_seconds is None else self.draws.started + settings.max_seconds
         verification = None
         for index, look in enumerate(looks):
@@ -452,13 +481,21 @@ class _Audit:
             if fresh.cut:
                 self.notes.append(f"max_seconds ended verification at {fresh.count:,} of {look.samples:,} outputs per side.")
             with single_threaded():
-                result = fresh.certify(self.claim, look.beta)
-            verification = verification or _Verification(result)
-            verification.result, verification.samples = result, fresh.kept()
+                results = fresh.certify(self.claim, look.beta)
+            direction = _certifying_direction(results)
+            result = _with_other_direction(results, direction)
+            verification = verification or _Verification(result, pair)
+            verification.result, verification.samples = result, fresh.kept()[:: -1 if direction else 1]
+            verification.pair = pair.swapped() if direction else pair
             verification.looks.append({"samples": fresh.count, "beta": look.beta, "bound": result.bound, "violated": result.violated})
             self.progress(f"verify: look {index + 1} of {len(looks)}, {fresh.count:,} fresh outputs per side, {self.draws.used:,} drawn")
             if result.violated or fresh.cut:
                 break
+        if verification.pair != pair:
+            self.notes.append(
+                "refuted with d0 and d1 in the order opposite to the one chosen for verification (verification "
+                "certifies both orders on the same fresh outputs, each at half of β_j)."
+            )
         return verification
 
     # -- report ----------------------------------------------------------------------------------
@@ -494,6 +531,21 @@ class _Audit:
             finder_details=finder.details(),
             profile=_profile(verification.samples, settings.beta),
         )
+
+
+def _certifying_direction(results: list[TestResult]) -> int:
+    """The direction to report: of those that refute, the one furthest above the claim's
+    threshold; if none does, the first (the direction the search chose)."""
+    refuting = [index for index, result in enumerate(results) if result.violated]
+    return max(refuting, key=lambda index: results[index].bound - results[index].threshold) if refuting else 0
+
+
+def _with_other_direction(results: list[TestResult], direction: int) -> TestResult:
+    """`results[direction]`, with the other direction's result (if any) in its details."""
+    result = results[direction]
+    if len(results) == 1:
+        return result
+    return replace(result, details={**result.details, "other_direction": results[1 - direction].to_dict()})
 
 
 def _profile(samples: tuple, beta: float) -> dict | None:

@@ -29,11 +29,13 @@ RELATIONS = ("add_remove", "substitute", "linf")
 BUDGETS = ("default", "quick", "thorough")
 SAMPLING = ("adaptive", "fixed")
 ARITHMETIC = ("real", "float")
+VERIFY_DIRECTIONS = ("both", "one")
 CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedDP")
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = (
     "tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds", "arithmetic",
+    "verify_directions",
 )
 DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
@@ -122,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
     search.add_argument("--max-seconds", type=float, help="cap on wall-clock time (not reproducible)")
     search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
+    search.add_argument(
+        "--verify-directions", choices=VERIFY_DIRECTIONS,
+        help="both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default both)",
+    )
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")

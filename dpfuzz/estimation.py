@@ -495,14 +495,15 @@ def verification_samples(draws: int) -> int:
 
 
 def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None) -> AuditReport:
-    """An audit of ε = 0 at `delta` with the ε objective and fixed sampling."""
+    """An audit of ε = 0 at `delta` with the ε objective and fixed sampling, certifying one
+    direction of the pair at the whole β: that certificate is the estimate."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     return audit(
         mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon"), finder=finder, trials=trials,
         samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
-        max_seconds=max_seconds,
+        max_seconds=max_seconds, verify_directions="one",
     )
 
 

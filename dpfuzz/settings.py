@@ -19,6 +19,7 @@ from dpfuzz.validation import check_choice, check_int, check_keys, check_number,
 
 SAMPLING_MODES = ("adaptive", "fixed")
 ARITHMETIC = ("real", "float")
+VERIFY_DIRECTIONS = ("both", "one")
 # One verification draw is cheap next to `trials` search draws, and it alone sets the
 # certified bound's confidence width, so it gets more samples by default.
 VERIFY_FACTOR = 5
@@ -48,6 +49,10 @@ class AuditSettings:
     arithmetic : ``"real"`` (default: outputs are audited as the real numbers they stand for)
         or ``"float"`` (also as the float64 values they are: the float bit-pattern tester runs
         beside the audit's tester, each at β/2).
+    verify_directions : ``"both"`` (default: the verification certifies the chosen pair in both
+        directions on the same fresh outputs, each at half the look's β, and reports the one that
+        refutes) or ``"one"`` (only the direction the search found more violating, at the whole β).
+        Testers whose test is symmetric (mmd) verify one direction either way.
     """
 
     tester: Any = "auto"
@@ -61,6 +66,7 @@ class AuditSettings:
     max_draws: int | None = None
     max_seconds: float | None = None
     arithmetic: str = "real"
+    verify_directions: str = "both"
 
     def __post_init__(self) -> None:
         from dpfuzz.finders import FINDER_NAMES
@@ -88,6 +94,7 @@ class AuditSettings:
         if self.max_seconds is not None:
             check_number("max_seconds", self.max_seconds, minimum=0.0, exclusive_minimum=True)
         check_choice("arithmetic", self.arithmetic, ARITHMETIC)
+        check_choice("verify_directions", self.verify_directions, VERIFY_DIRECTIONS)
 
     @property
     def verification_samples(self) -> int:

@@ -243,7 +243,7 @@ def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor
     rng = np.random.default_rng(0)
     event = HockeyStickTester().fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
     for deadline, expected, cut in ((-math.inf, auditing.DEADLINE_FLOOR, True), (math.inf, 4_500, False)):
-        fresh = auditing._FreshOutputs(HockeyStickTester(), event)
+        fresh = auditing._FreshOutputs(HockeyStickTester(), (event,))
         draws = auditing._Draws(mechanism, math.inf, None)
         fresh.draw(draws, pair, 4_500, rng, deadline)
         assert (fresh.count, draws.used, fresh.cut) == (expected, 2 * expected, cut)
@@ -367,8 +367,9 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
 )
 def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
     """Outputs drawn in chunks of 1,000 and discarded give the counts `evaluate` gives on all of
-    them at once; of 1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the privacy
-    profile, of vector outputs none."""
+    them at once, for the pair's event and for its reverse's (P and Q swapped), each at β/2; of
+    1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the privacy profile, of
+    vector outputs none."""
     monkeypatch.setattr(auditing, "VERIFY_CHUNK", 1_000)
     monkeypatch.setattr(auditing, "PROFILE_MAX_SAMPLES", 2_500)
     item = entry(name)
@@ -380,15 +381,53 @@ def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(
         return drawn[-1]
 
     rng = np.random.default_rng(0)
-    event = tester.fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
-    fresh = auditing._FreshOutputs(tester, event)
+    train = mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng)
+    events = tester.fit(*train, claim, 0.025, rng), tester.fit(*train[::-1], claim, 0.025, rng)
+    fresh = auditing._FreshOutputs(tester, events)
     fresh.draw(auditing._Draws(recorded, math.inf, None), pair, 4_500, rng)
     assert fresh.counting and len(drawn) == 10  # five chunks per side, the last of 500
-    result = fresh.certify(claim, 0.05)
-    expected = tester.evaluate(event, np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2]), claim, 0.05)
-    assert result.details == expected.details and result.bound == expected.bound
-    assert result.num_samples == (4_500, 4_500) and 0 < result.details["count_p"] < 4_500
+    outputs = np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2])
+    for result, event, (p, q) in zip(fresh.certify(claim, 0.05), events, (outputs, outputs[::-1])):
+        expected = tester.evaluate(event, p, q, claim, 0.025)
+        assert result.details == expected.details and result.bound == expected.bound and result.beta == 0.025
+        assert result.num_samples == (4_500, 4_500) and 0 < result.details["count_p"] < 4_500
     kept = fresh.kept()
     assert len(kept) == (2 if drawn[0].ndim == 1 else 0)
     for side, outputs in enumerate(kept):
         assert np.array_equal(outputs, np.concatenate(drawn[side::2])[:2_500])
+
+
+class NamesItsPair(RandomFinder):
+    """Searches at random, then asks for `pair` to be verified as given (as a shrinking finder
+    names its shrunk witness): the verification fits its event on fresh outputs of that pair."""
+
+    def __init__(self, pair):
+        super().__init__()
+        self.pair = pair
+
+    def candidate(self):
+        return self.pair
+
+
+def clamped_mean(dataset, num_samples, rng):  # diffprivlib's mean under add/remove: 1.19-DP, not 1-DP
+    return np.clip(dataset.mean() + rng.laplace(0.0, 1.0 / len(dataset), num_samples), 0.0, 1.0)
+
+
+def test_the_verification_certifies_the_pair_in_both_directions():
+    # [0] / [0, 1] is 1-DP in this orientation (the privacy loss of D0 over D1 is at most exactly
+    # 1, at the clamped 0) and 1.19-DP in the other (near 0.5). Verified as given, one direction
+    # cannot refute the claim (a false alarm, at most β); both directions refute it and report the
+    # pair swapped: seeds 0-19 all refute (ε bounds 1.004-1.119; one direction refutes on none), so
+    # seed 0 is not a lucky one.
+    harmless = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    domain = Domain(0.0, 1.0, min_size=1, max_size=2)
+    settings = dict(finder=NamesItsPair(harmless), trials=1, samples=20_000, verify_samples=100_000, sampling="fixed", seed=0)
+    one = audit(clamped_mean, PureDP(1.0), domain, verify_directions="one", **settings)
+    assert not one.violated and one.candidate == harmless and "other_direction" not in one.verification.details
+    both = audit(clamped_mean, PureDP(1.0), domain, **settings)
+    assert both.violated and both.witness == harmless.swapped() and both.epsilon_lower_bound > 1.0
+    assert both.verification.beta == 0.025 and not both.verification.details["other_direction"]["violated"]
+    assert any("order opposite" in note for note in both.notes)
+    # the mmd statistic is symmetric in the two samples: one test, at the whole β
+    mmd = audit(noisy_sum, ApproxDP(1.0, 1e-3), Domain(max_size=2), tester="mmd", budget="quick", seed=0)
+    assert mmd.verification.beta == mmd.looks[-1]["beta"] and "other_direction" not in mmd.verification.details

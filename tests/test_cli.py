@@ -120,12 +120,12 @@ def test_version_help_and_choices_match_the_registries(capsys):
     from dpfuzz import cli
     from dpfuzz.finders import FINDER_NAMES
     from dpfuzz.relations import RELATION_NAMES
-    from dpfuzz.settings import ARITHMETIC, BUDGETS, SAMPLING_MODES
+    from dpfuzz.settings import ARITHMETIC, BUDGETS, SAMPLING_MODES, VERIFY_DIRECTIONS
     from dpfuzz.testers import TESTER_NAMES
 
     assert cli.TESTERS == ("auto", *TESTER_NAMES) and cli.FINDERS == FINDER_NAMES
     assert cli.RELATIONS == tuple(RELATION_NAMES) and cli.BUDGETS == tuple(BUDGETS) and cli.SAMPLING == SAMPLING_MODES
-    assert cli.ARITHMETIC == ARITHMETIC
+    assert cli.ARITHMETIC == ARITHMETIC and cli.VERIFY_DIRECTIONS == VERIFY_DIRECTIONS
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("dpfuzz ")

@@ -84,6 +84,8 @@ class Tester:
 
     name: str = "tester"
     claim_types: tuple[type, ...] = ()
+    # False when the test of (P, Q) is the test of (Q, P): an audit then verifies one direction
+    directional: bool = True
 
     def check_claim(self, claim: Claim) -> None:
         """Raise `UnsupportedClaimError` for a claim this tester cannot refute (and check options)."""

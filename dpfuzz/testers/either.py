@@ -23,6 +23,7 @@ class EitherTester(Tester):
         self.testers = tuple(testers)
         self.name = "+".join(tester.name for tester in self.testers)
         self.claim_types = self.testers[0].claim_types
+        self.directional = any(tester.directional for tester in self.testers)
 
     def check_claim(self, claim: Claim) -> None:
         for tester in self.testers:

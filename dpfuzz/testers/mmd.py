@@ -57,6 +57,7 @@ class MMDTester(Tester):
 
     name = "mmd"
     claim_types = (ApproxDP,)
+    directional = False  # the statistic h and the median bandwidth are symmetric in the two samples
 
     def __init__(self, kernel: Literal["gaussian", "laplacian"] = "gaussian", bandwidth: float | None = None):
         self.kernel = kernel
