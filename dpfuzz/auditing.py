@@ -252,15 +252,16 @@ class _FreshOutputs:
         """Each event certified at β / (number of events): the first with P = D0's outputs, the
         second (the reverse) with P = D1's."""
         share = beta / len(self.events)
+        if not self.counting:
+            kept = self.kept()
+            return [
+                self.tester.evaluate(event, *(kept[::-1] if direction else kept), claim, share)
+                for direction, event in enumerate(self.events)
+            ]
         results = []
-        for direction, event in enumerate(self.events):
-            if not self.counting:
-                kept = self.kept()
-                results.append(self.tester.evaluate(event, *(kept[::-1] if direction else kept), claim, share))
-                continue
-            counts = [(count, self.count) for count in self.event_counts[direction]]
-            counts = counts[::-1] if direction else counts
-            results.append(replace(self.tester.certify_counts(event, *counts, claim, share), seconds=self.counting_seconds))
+        for direction, (event, counts) in enumerate(zip(self.events, self.event_counts)):
+            sides = [(count, self.count) for count in (counts[::-1] if direction else counts)]
+            results.append(replace(self.tester.certify_counts(event, *sides, claim, share), seconds=self.counting_seconds))
         return results
 
 
