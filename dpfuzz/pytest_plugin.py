@@ -18,8 +18,10 @@ The plugin imports only the standard library until a test calls ``dp_audit``, so
 project without DP tests nothing (``benchmarks/startup.py`` measures it).
 
 Each audit has its own β; the terminal summary lists every audit and the session's total
-false-alarm budget (the sum of the β's). Seeds derive from the session seed and the test id
-(and, for `dp_audit.pair`, the pair itself), so a failure reproduces exactly.
+false-alarm budget (the sum of the β's). Each audit also rides on its test's report as the user
+property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers hand it to the summary and
+how ``--junitxml`` records it. Seeds derive from the session seed and the test id (and, for
+`dp_audit.pair`, the pair itself), so a failure reproduces exactly.
 """
 
 from __future__ import annotations
@@ -28,14 +30,14 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
 
 from dpfuzz.cli import BUDGETS
 
-_RESULTS = pytest.StashKey[list]()
+_PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
 _OVERRIDABLE = (
     "budget", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
@@ -73,7 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget and any AuditSettings field "
         "but seed: trials, samples, beta, tester, finder, max_seconds …) override the session's for this test",
     )
-    config.stash[_RESULTS] = []
+    config.pluginmanager.register(AuditSummary(), "dpfuzz-audit-summary")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -162,9 +164,10 @@ class Auditor:
     def _record(self, report, seconds: float) -> None:
         config = self._request.config
         nodeid = self._request.node.nodeid
-        config.stash[_RESULTS].append(
-            AuditRecord(nodeid, report.mechanism, report.claim.describe(), report.violated, report.epsilon_lower_bound, report.beta, seconds)
+        record = AuditRecord(
+            nodeid, report.mechanism, report.claim.describe(), report.violated, report.epsilon_lower_bound, report.beta, seconds
         )
+        self._request.node.user_properties.append((_PROPERTY, json.dumps(asdict(record))))
         directory = config.getoption("--dpfuzz-report")
         if directory:
             path = Path(directory)
@@ -195,19 +198,32 @@ def _max_examples(request: pytest.FixtureRequest) -> int:
     return max(1, int(settings.max_examples))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    records = config.stash.get(_RESULTS, [])
-    if not records:
-        return
-    terminalreporter.section("dpfuzz audits")
-    for record in records:
-        verdict = "VIOLATED" if record.violated else "ok"
-        epsilon = "-" if record.epsilon_lower_bound is None else f"{record.epsilon_lower_bound:.3g}"
+class AuditSummary:
+    """The session's audits, collected from test reports, and the terminal summary of them."""
+
+    def __init__(self):
+        self.records: list[AuditRecord] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect a finished test's audits, run in this process or (pytest-xdist) in a worker.
+
+        The teardown report carries every property the test added, once.
+        """
+        if report.when == "teardown":
+            self.records += [AuditRecord(**json.loads(value)) for name, value in report.user_properties if name == _PROPERTY]
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.records:
+            return
+        terminalreporter.section("dpfuzz audits")
+        for record in self.records:
+            verdict = "VIOLATED" if record.violated else "ok"
+            epsilon = "-" if record.epsilon_lower_bound is None else f"{record.epsilon_lower_bound:.3g}"
+            terminalreporter.write_line(
+                f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps >= {epsilon}, {record.seconds:.2f}s"
+            )
+        total = sum(record.beta for record in self.records)
         terminalreporter.write_line(
-            f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps >= {epsilon}, {record.seconds:.2f}s"
+            f"{len(self.records)} audits, {sum(r.violated for r in self.records)} violated; "
+            f"total false-alarm budget {total:.3g} (sum of per-audit beta)"
         )
-    total = sum(record.beta for record in records)
-    terminalreporter.write_line(
-        f"{len(records)} audits, {sum(r.violated for r in records)} violated; "
-        f"total false-alarm budget {total:.3g} (sum of per-audit beta)"
-    )

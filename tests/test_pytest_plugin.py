@@ -1,6 +1,7 @@
 """The pytest plugin, run on example test files with pytester."""
 
 import json
+import xml.etree.ElementTree as ElementTree
 
 import pytest
 
@@ -81,6 +82,19 @@ def test_same_seed_reproduces_the_same_failure(suite):
     assert _failure_lines(first) and _failure_lines(first) == _failure_lines(second)
     assert _failure_lines(other) != _failure_lines(first)
     assert "--dpfuzz-seed=7" in other.stdout.str()
+
+
+def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_path):
+    pytest.importorskip("xdist")
+    xml = tmp_path / "junit.xml"
+    result = suite.runpytest("-p", "no:cacheprovider", "-n", "2", f"--junitxml={xml}")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*dpfuzz audits*", "*3 audits, 1 violated; total false-alarm budget 0.15*"])
+    assert "VIOLATED test_suite.py::test_leaky  leaky_sum: 1-DP" in result.stdout.str()
+    properties = ElementTree.parse(xml).iter("property")
+    recorded = {record["test"]: record for record in (json.loads(p.get("value")) for p in properties if p.get("name") == "dpfuzz_audit")}
+    assert sorted(recorded) == ["test_suite.py::test_correct", "test_suite.py::test_leaky", "test_suite.py::test_marked"]
+    assert recorded["test_suite.py::test_leaky"]["violated"] and recorded["test_suite.py::test_leaky"]["epsilon_lower_bound"] > 1
 
 
 def test_options_and_markers_change_what_runs(suite, tmp_path):
