@@ -349,11 +349,17 @@ class _Audit:
         while needed < 10**13 and (tester.max_certifiable(self.claim, needed, beta) or 0) <= threshold:
             needed *= 2
         hint = f"about {needed:,} outputs per dataset (max_draws >= {4 * needed:,})" if needed < 10**13 else "more outputs than any audit can draw"
+        one_direction = ""
+        if self._directions() == 2 and (tester.max_certifiable(self.claim, largest, settings.beta) or 0) > threshold:
+            one_direction = (
+                f" (Each of the pair's two directions is certified at beta/2 = {beta:g}; verify_directions='one' "
+                "certifies one direction at the whole beta and could refute it with these outputs.)"
+            )
         raise InvalidArgument(
             f"{self.claim.describe()} cannot be refuted by the {tester.name} tester with at most {largest:,} "
             f"verification outputs per dataset: even an event that separates the two datasets perfectly would "
             f"certify at most {best:.4g}, and the claim allows {threshold:.4g}. Refuting it needs {hint}; raise "
-            "verify_samples and max_draws, or audit a smaller claim."
+            f"verify_samples and max_draws, or audit a smaller claim.{one_direction}"
         )
 
     # -- 2. search -----------------------------------------------------------------------------

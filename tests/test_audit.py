@@ -315,9 +315,16 @@ def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed()
 
     # ε = 12 allows P(S) ≤ e^12 Q(S); with n draws Q(S) = 0 is only known to be below ≈ 3.7/n,
     # so no outcome refutes the claim until n > 3.7 e^12 ≈ 6·10^5.
-    with pytest.raises(InvalidArgument, match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset"):
+    with pytest.raises(InvalidArgument, match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset") as error:
         audit(counted, PureDP(12.0), Domain(), seed=0, samples=1_000, verify_samples=10_000)
+    assert "verify_directions" not in str(error.value)  # one direction could not refute it either
     assert sum(calls) <= 2 * 32 + 1_000  # only the probe ran
+    # ε = 7.8 is refutable on 10,000 outputs at β = 0.05 but not at β/2, the share of each of the
+    # two directions: the error says so, and the audit of one direction runs.
+    with pytest.raises(InvalidArgument, match=r"certifies one direction at the whole beta") as error:
+        audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000)
+    assert "beta/2 = 0.025" in str(error.value)
+    assert not audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000, verify_directions="one").violated
     # A δ far below 1/n is refutable (a blatant violation), but the report says what it cannot see.
     report = audit(counted, ApproxDP(1.0, 1e-6), Domain(max_size=3), seed=0, samples=1_000, verify_samples=10_000)
     assert any("needs about 3,700,000 outputs per dataset" in note for note in report.notes)
