@@ -164,8 +164,9 @@ class Auditor:
     def _record(self, report, seconds: float) -> None:
         config = self._request.config
         nodeid = self._request.node.nodeid
+        bound = None if report.epsilon_lower_bound is None else float(report.epsilon_lower_bound)
         record = AuditRecord(
-            nodeid, report.mechanism, report.claim.describe(), report.violated, report.epsilon_lower_bound, report.beta, seconds
+            nodeid, report.mechanism, report.claim.describe(), bool(report.violated), bound, float(report.beta), seconds
         )
         self._request.node.user_properties.append((_PROPERTY, json.dumps(asdict(record))))
         directory = config.getoption("--dpfuzz-report")
