@@ -14,9 +14,10 @@ from dpfuzz.errors import InvalidArgument
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
-    """' Did you mean 'x'?' for a close match among `choices`, else ''."""
-    matches = difflib.get_close_matches(str(value), [str(choice) for choice in choices], n=1, cutoff=0.6)
-    return f" Did you mean {matches[0]!r}?" if matches else ""
+    """' Did you mean 'x'?' for a close match among `choices` (ignoring case: 'svt3' finds 'SVT3'), else ''."""
+    by_lower = {str(choice).lower(): str(choice) for choice in choices}
+    matches = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" Did you mean {by_lower[matches[0]]!r}?" if matches else ""
 
 
 def unknown_keys(given: Iterable[str], known: Sequence[str], where: str) -> list[str]:

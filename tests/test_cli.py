@@ -46,6 +46,7 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
     [
         (["audit", "dpfuzz.catalogue.means"], "neither 'package.module:attribute' nor a catalogue entry"),
         (["audit", "NonDPLaplaceMeen1"], "Did you mean 'NonDPLaplaceMean1'"),
+        (["estimate", "svt3"], "Did you mean 'SVT3'"),
         (["audit", "dpfuzz.catalogue.means:Nope"], "has no attribute 'Nope'"),
         (["audit", "dpfuzz.catalogue.means:DPLaplaceMaen"], "Did you mean 'DPLaplaceMean'"),
         (["audit", "no_such_module:thing"], "cannot import module 'no_such_module'"),
