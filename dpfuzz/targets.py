@@ -147,6 +147,12 @@ def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict
         if parameter.default is parameter.empty and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
     ]
     missing = [name for name in required if name not in arguments]
+    if len(required) == 2 and missing == required and required[1] in ("rng", "generator", "random_state"):
+        raise ConfigError(
+            f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not a factory. Wrap "
+            f"it where it is defined, e.g. `{label.rpartition(':')[2]}_mechanism = dpfuzz.per_call({label.rpartition(':')[2]})`, "
+            "and name that (a mechanism takes (dataset, num_samples, rng))."
+        )
     if missing:
         flags = ", ".join(f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing)
         raise ConfigError(f"factory {label} needs {missing}: give {flags} (in a config: params = {{ … }}).")

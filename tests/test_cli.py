@@ -34,11 +34,16 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
         "    return mechanism\n"
         "def direct(dataset, num_samples, rng):\n"
         "    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)\n"
+        "def one_draw(dataset, rng):\n"
+        "    return dataset.sum() + rng.laplace(0.0, 1.0)\n"
     )
     monkeypatch.chdir(tmp_path)
     assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--fail-on-violation", *FAST]) == 1
     assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", *FAST]) == 0
     assert "not refuted: no violation of (1, 1e-06)-DP" in capsys.readouterr().out
+    # a one-draw function is a mechanism to wrap, not a factory missing (dataset, rng)
+    assert main(["audit", "my_mechanisms:one_draw", "--epsilon", "1.0", *FAST]) == 2
+    assert "one_draw_mechanism = dpfuzz.per_call(one_draw)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
