@@ -30,6 +30,16 @@ def failures(summaries: list[dict]) -> list[dict]:
     return [summary for summary in summaries if summary.get("outcome") in FAILING]
 
 
+def failure_text(failure: dict) -> str:
+    """What went wrong in one failing audit, and which it is (finder and seed)."""
+    verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
+    bound = "" if failure.get("epsilon_lower_bound") is None else f", ε ≥ {_eps(failure)}"
+    detail = failure.get("error") or f"{failure['claim']} {verb}{bound}"
+    if failure["outcome"] == "refuted":
+        detail += " (declare truth = \"violates\" if this is a known bug)"
+    return f"{failure['target']} (finder {failure.get('finder')}, seed {failure.get('seed')}): {detail}"
+
+
 def counts(summaries: list[dict]) -> dict[str, int]:
     result: dict[str, int] = {}
     for summary in summaries:
@@ -104,12 +114,7 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         f"Budget {run['config']['budget']}, β = {run['config'].get('beta', '?')} per audit.",
         "",
     ]
-    for failure in failures(summaries):
-        verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
-        detail = failure.get("error") or f"{failure['claim']} {verb}, ε ≥ {_eps(failure)}"
-        if failure["outcome"] == "refuted":
-            detail += " (declare truth = \"violates\" if this is a known bug)"
-        lines.append(f"- **{failure['outcome']}**: {failure['target']}: {detail}")
+    lines += [f"- **{failure['outcome']}**: {failure_text(failure)}" for failure in failures(summaries)]
     lines += [f"- skipped: {s['target']}: {s.get('error', '')}" for s in summaries if s.get("outcome") == "skipped"]
     lines += [
         "",

@@ -382,13 +382,15 @@ def _report_command(args: argparse.Namespace, console) -> int:
 
 
 def _write_report(store, run_id, out, compare_with, console) -> int:
-    from dpfuzz.campaign_report import write_reports
+    from rich.markup import escape
+
+    from dpfuzz.campaign_report import failure_text, write_reports
 
     paths, failing = write_reports(store, run_id, out, compare_with)
     for path in paths:
         console.print(f"report written to {path}")
     for failure in failing:
-        console.print(f"[bold red]{failure['outcome']}[/]: {failure['target']} {failure.get('error', '')}")
+        console.print(f"[bold red]{failure['outcome']}[/]: {escape(failure_text(failure))}")
     return 1 if failing else 0
 
 

@@ -151,7 +151,8 @@ def test_a_refutation_without_a_declared_truth_fails_the_report(workdir, capsys)
     assert main(["campaign", "run", str(path), "--results", str(results)]) == 1 - 1  # the run itself completes
     assert main(["report", "--results", str(results)]) == 1
     out = capsys.readouterr().out
-    assert "refuted: user_mechanisms:leaky" in out
+    assert 'refuted: user_mechanisms:leaky (finder random, seed 0): 1-DP refuted, ε ≥ ' in out  # what, and which audit
+    assert 'declare truth = "violates"' in out
     markdown = (results / "reports" / "run-1.md").read_text()
     assert 'declare truth = "violates"' in markdown
     # Declared as a known bug, the same refutation is a catch and passes.
@@ -303,9 +304,15 @@ def test_html_report_renders_in_a_headless_browser(workdir):
 def test_the_report_says_a_missed_bug_was_not_refuted():
     from dpfuzz.campaign_report import markdown
 
-    missed = {"key": "k", "target": "Leaky", "claim": "1-DP", "truth": "violates", "outcome": "missed", "epsilon_lower_bound": 0.9}
+    missed = {
+        "key": "k", "target": "Leaky", "claim": "1-DP", "truth": "violates", "outcome": "missed", "epsilon_lower_bound": 0.9,
+        "finder": "random", "seed": 0,
+    }
     page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [missed])
-    assert "- **missed**: Leaky: 1-DP not refuted, though the truth violates it, ε ≥ 0.9" in page
+    assert "- **missed**: Leaky (finder random, seed 0): 1-DP not refuted, though the truth violates it, ε ≥ 0.9" in page
+    unbounded = {**missed, "epsilon_lower_bound": None}
+    page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [unbounded])
+    assert "the truth violates it\n" in page  # no 'ε ≥ —' when nothing was certified
 
 
 def test_the_epsilon_plot_names_a_missed_bug_before_the_correct_audits_it_would_cover():
