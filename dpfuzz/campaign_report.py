@@ -174,7 +174,7 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
         axis.set_title(title, fontsize=10)
         axis.legend(fontsize=7)
     missing = len(summaries) - len(certified)
-    figure.suptitle("Certified ε lower bound against the claim" + (f" ({missing} audits certified none: not shown)" if missing else ""), fontsize=11)
+    figure.suptitle("Certified ε lower bound against the claim" + (f" ({missing} audit{'s' if missing > 1 else ''} certified none: not shown)" if missing else ""), fontsize=11)
     images["epsilon"] = _png(figure, plt)
 
     figure, axis = plt.subplots(figsize=(6.5, 4.5))
