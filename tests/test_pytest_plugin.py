@@ -203,3 +203,36 @@ def test_capped(dp_audit):
     )
     result = pytester.runpytest("-p", "no:cacheprovider", "--dpfuzz-max-draws=50000", "--dpfuzz-max-seconds=600")
     result.assert_outcomes(passed=1)
+
+
+def test_the_marker_takes_every_audit_setting_but_the_seed():
+    # The plugin keeps its own list (it imports no dpfuzz module at start-up); the README
+    # promises "any AuditSettings field but the seed, and budget".
+    from dpfuzz.pytest_plugin import _OVERRIDABLE
+    from dpfuzz.settings import FIELDS
+
+    assert sorted(_OVERRIDABLE) == sorted({*FIELDS, "budget"} - {"seed"})
+
+
+def test_marker_settings_added_later_reach_the_audit(pytester):
+    pytester.makepyfile(
+        test_marked="""
+import pytest
+from dpfuzz import Domain, PureDP
+
+def noisy_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+@pytest.mark.dpfuzz(verify_directions="one", max_draws=50_000)
+def test_one_direction(dp_audit):
+    report = dp_audit(noisy_sum, PureDP(1.0), Domain(max_size=3))
+    assert report.settings["verify_directions"] == "one"
+
+@pytest.mark.dpfuzz(arithmetic="float", max_draws=50_000)
+def test_float_arithmetic(dp_audit):  # textbook Laplace noise leaks through its float bits
+    dp_audit(noisy_sum, PureDP(1.0), Domain(max_size=3))
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "noisy_sum violates 1-DP" in result.stdout.str() and "tester hockey_stick+float_bits" in result.stdout.str()
