@@ -32,6 +32,7 @@ EXPERIMENTS = [
     ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
     ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
+    ("objectives", "python benchmarks/objectives.py", "the hockey-stick tester's event objectives in audits of the catalogue"),
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
     ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
