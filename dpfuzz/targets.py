@@ -148,10 +148,11 @@ def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict
     ]
     missing = [name for name in required if name not in arguments]
     if len(required) == 2 and missing == required and required[1] in ("rng", "generator", "random_state"):
+        name = label.rpartition(":")[2]
         raise ConfigError(
             f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not a factory. Wrap "
-            f"it where it is defined, e.g. `{label.rpartition(':')[2]}_mechanism = dpfuzz.per_call({label.rpartition(':')[2]})`, "
-            "and name that (a mechanism takes (dataset, num_samples, rng))."
+            f"it where it is defined, e.g. `{name}_mechanism = dpfuzz.per_call({name})`, and name that (a mechanism "
+            "takes (dataset, num_samples, rng))."
         )
     if missing:
         flags = ", ".join(f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing)
