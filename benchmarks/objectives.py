@@ -2,6 +2,8 @@
 
     python benchmarks/objectives.py           # every (ε, δ) entry, seeds 0-4, quick budget
     python benchmarks/objectives.py --quick   # three entries, seed 0 (CI)
+    python benchmarks/objectives.py --false-alarms 200   # exactly-tight entries, "epsilon", seeds 0-199
+
 
 `audit(entry(), entry.claim(), entry.domain(), tester=HockeyStickTester(objective=o),
 budget="quick", seed=s)` for o = "divergence" (the default) and "epsilon", on every catalogue
@@ -20,12 +22,13 @@ import numpy as np
 from results_table import environment, write
 
 from dpfuzz import audit
-from dpfuzz.catalogue import catalogue
+from dpfuzz.catalogue import catalogue, entry
 from dpfuzz.claims import ApproxDP
 from dpfuzz.testers import HockeyStickTester
 
 OBJECTIVES = ("divergence", "epsilon")
 QUICK_ENTRIES = ("Laplace", "GeoSample", "iSVT4")
+TIGHT_ENTRIES = ("Laplace", "NoisyHistogram", "RandomizedResponse", "TruncatedGeometric")  # true ε = claimed ε
 
 
 def entries(quick: bool) -> list:
@@ -48,10 +51,21 @@ def measure(item, objective: str, seeds) -> dict:
     }
 
 
+def false_alarms(seeds: int) -> None:
+    """Print how often `objective="epsilon"` refutes each exactly-tight entry over `seeds` seeds."""
+    for name in TIGHT_ENTRIES:
+        item = entry(name)
+        flagged = measure(item, "epsilon", range(seeds))["flagged"]
+        print(f"{name}: {flagged} of {seeds} audits refuted its exact claim {item.claim().describe()} (β = 0.05)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three entries, seed 0")
+    parser.add_argument("--false-alarms", type=int, metavar="SEEDS", help="only the exactly-tight entries under 'epsilon'")
     args = parser.parse_args()
+    if args.false_alarms:
+        return false_alarms(args.false_alarms)
     seeds = range(1 if args.quick else 5)
     rows, totals = [], {(objective, truth): 0 for objective in OBJECTIVES for truth in (True, False)}
     for item in entries(args.quick):
