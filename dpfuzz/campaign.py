@@ -200,9 +200,21 @@ def load_config(path: str | Path | None) -> CampaignConfig:
     return config
 
 
+def _is_table(value) -> bool:
+    """A TOML table ([name]) or array of tables ([[name]])."""
+    return isinstance(value, dict) or (isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value))
+
+
 def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     """The config a TOML table describes (its well-formed parts), and its problems."""
-    problems = unknown_keys(data, _TOP_KEYS, "config")
+    tables = [key for key, value in data.items() if key not in _TOP_KEYS and _is_table(value)]
+    problems = unknown_keys([key for key in data if key not in tables], _TOP_KEYS, "config")
+    problems += [
+        f"config: unknown table {'[' + key + ']' if isinstance(data[key], dict) else '[[' + key + ']]'}: settings "
+        "(budget, seeds, finders, tester, trials, …) go at the top of the file, outside any table, and each target "
+        "is a [[target]] table"
+        for key in tables
+    ]
     targets: list[Target] = []
     raw_targets = data.get("target", [])
     if not isinstance(raw_targets, list):

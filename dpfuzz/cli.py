@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.argv = argv
     from rich.console import Console
+    from rich.markup import escape
 
     from dpfuzz.errors import DPFuzzError
 
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except DPFuzzError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True, markup=True)
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True, markup=True)
         return 2
     except KeyboardInterrupt:
         Console(stderr=True).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
@@ -339,8 +340,8 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
 
     if args.resume is not None and not (args.results / "results.db").exists():
         raise ConfigError(f"--resume: no results database in {args.results}; pass the --results folder of the run.")
-    store = ResultsStore(args.results / "results.db")
     if args.resume is not None:
+        store = ResultsStore(args.results / "results.db")
         run = store.run(None if args.resume == -1 else args.resume)
         config, run_id = CampaignConfig.from_dict(run["config"]), run["run_id"]
         if args.config is not None and load_config(args.config).to_dict() != config.to_dict():
@@ -349,8 +350,9 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
                 f"run {run_id} as stored, or drop --resume to start a new run with {args.config}."
             )
         validate(config, f"run {run_id}'s config")
-    else:
+    else:  # the config is checked before a results folder is made
         config, run_id = load_config(args.config), None
+        store = ResultsStore(args.results / "results.db")
     total = len(config.audits())
     console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}")
     tally = {"done": 0}

@@ -88,8 +88,18 @@ tester = "magic"
     message = str(raised.value)
     assert "unknown key 'budgte'. Did you mean 'budget'" in message and "Did you mean 'trials'" in message
     assert "Did you mean 'histogram'" in message
-    store = ResultsStore(workdir / "results" / "results.db")
-    assert store.runs() == []  # nothing started
+    assert not (workdir / "results").exists()  # nothing started, no results folder made
+
+
+def test_settings_written_in_a_table_are_pointed_to_the_top_level(workdir, capsys):
+    # A config shaped like [campaign] settings and [[audit]] targets: the error says where each
+    # goes, with its brackets printed as written (the terminal's markup once ate them).
+    path = workdir / "tables.toml"
+    path.write_text('[campaign]\nbudget = "quick"\n\n[[audit]]\nentry = "SVT3"\n')
+    assert main(["campaign", "run", str(path), "--results", str(workdir / "results")]) == 2
+    error = capsys.readouterr().err
+    assert "unknown table [campaign]" in error and "unknown table [[audit]]" in error
+    assert "each target is a [[target]] table" in error and "Did you mean" not in error
 
 
 def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
