@@ -288,7 +288,8 @@ class _Audit:
             from dpfuzz.testers.either import EitherTester
             from dpfuzz.testers.float_bits import FloatBitsTester
 
-            self.tester = EitherTester([self.tester, FloatBitsTester(objective=getattr(self.tester, "objective", "divergence"))])
+            options = {name: getattr(self.tester, name) for name in ("objective", "certificate") if hasattr(self.tester, name)}
+            self.tester = EitherTester([self.tester, FloatBitsTester(**options)])
         self._check_refutable()
         finder = make_finder(settings.finder)
         finder.start(self.domain, np.random.default_rng(finder_seed))

@@ -2,13 +2,13 @@
 
 `estimate_epsilon` runs the audit machinery with the claim ε = 0 (at the given δ) and the
 hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lower bound they would
-certify. On one pair, most of the budget goes to the one final certification (at least 60%;
-events are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up to 10^7
-beyond 1.2·10^8 draws), because the estimate is the
-certified bound of that one test. Several pairs (a searched `Domain`, or a list) are estimated
-in two stages: a search audit spends SEARCH_SHARE of the draws on all pairs alike (fixed
-sampling; unlike a refutation audit it does not stop at the first violating pair) and picks the
-pair whose held-out bound is largest; the rest of the draws estimate that pair alone, its event
+certify, and ``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy
+loss). On one pair, most of the budget goes to the one final certification (at least 60%; events
+are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up to 10^7 beyond
+1.2·10^8 draws), because the estimate is the certified bound of that one test. Several pairs (a
+searched `Domain`, or a list) are estimated in two stages: a search audit spends SEARCH_SHARE of
+the draws on all pairs alike (fixed sampling; unlike a refutation audit it does not stop at the
+first violating pair) and picks the pair whose held-out bound is largest; the rest of the draws estimate that pair alone, its event
 fitted on fresh outputs. The false-alarm reasoning is the audit's (one held-out test at level β,
 the pair and event selected on other samples), so
 
@@ -451,7 +451,7 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
             certified = certified_epsilon(float(clopper_pearson_lower(k_p, n_p, level / 2)), float(clopper_pearson_upper(k_q, n_q, level / 2)), delta)
         if certified:
             return search.candidate
-    first, tester = search.history[0], HockeyStickTester(objective="epsilon")
+    first, tester = search.history[0], HockeyStickTester(objective="epsilon", certificate="privacy_loss")
     return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
 
 
@@ -501,7 +501,7 @@ def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed
 
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     return audit(
-        mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon"), finder=finder, trials=trials,
+        mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon", certificate="privacy_loss"), finder=finder, trials=trials,
         samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
         max_seconds=max_seconds, verify_directions="one",
     )

@@ -52,7 +52,7 @@ def test_bound_stays_below_closed_form_hockey_stick(name):
 def test_bound_approaches_closed_form_as_samples_grow(name):
     draw, hockey_stick, _ = PAIRS[name]
     truth = hockey_stick(0.5)
-    tester = HockeyStickTester()
+    tester = HockeyStickTester(objective="divergence")  # events ranked by the H bound this compares
     gaps = []
     for n in (1_000, 10_000, 100_000, 1_000_000):
         rngs = [np.random.default_rng(seed) for seed in range(3)]
@@ -86,7 +86,7 @@ def test_the_detectable_privacy_loss_is_the_smallest_count_the_joint_bound_certi
     # not (checked against `pure_dp_epsilon_lower` itself); the loss stated is the plug-in there.
     from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 
-    tester, event, n = HockeyStickTester(objective="epsilon"), SimpleNamespace(describe=lambda: "S"), 30_000
+    tester, event, n = HockeyStickTester(certificate="privacy_loss"), SimpleNamespace(describe=lambda: "S"), 30_000
     for claimed, k_p, k_q in ((0.0, 15_000, 15_100), (0.2, 3_000, 2_900), (0.0, 29_547, 29_561)):
         power = tester.detectable(tester.certify_counts(event, (k_p, n), (k_q, n), PureDP(claimed), BETA))
         k = power["count_p_needed"]
@@ -99,14 +99,14 @@ def test_the_detectable_privacy_loss_is_the_smallest_count_the_joint_bound_certi
     assert empty["value"] is None and pure_dp_epsilon_lower(k, n, 0, n, BETA) > 0 >= pure_dp_epsilon_lower(k - 1, n, 0, n, BETA)
 
 
-def test_pure_claims_under_the_epsilon_objective_are_certified_as_a_privacy_loss():
+def test_pure_claims_under_the_privacy_loss_certificate_are_certified_jointly():
     # Lap(0, 1) against Lap(1, 1) is exactly 1-DP. The joint bound on the event's privacy loss is
     # compared with the claimed ε itself, and a claim no event could refute at the sample size
     # is recognised as such: an event holding every P-sample and no Q-sample certifies
     # ln ψ_lo / 2 ≈ 6.0 at 1,000 outputs per side, and the claimed 20 is far above it. (This
     # seed: 0.986 certified against 0.993 plug-in.)
     rng = np.random.default_rng(4)
-    tester = HockeyStickTester(objective="epsilon")
+    tester = HockeyStickTester(objective="epsilon", certificate="privacy_loss")
     result = tester.test(rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.9), BETA, rng)
     assert result.divergence == "privacy_loss" and result.threshold == 0.9
     assert result.violated and result.epsilon_lower_bound == result.bound <= 1.0
@@ -478,3 +478,14 @@ def test_models_fitted_asymmetrically_in_the_labels_are_not_negated():
     assert negated(named_model("logistic", 0, 3).fit(x, labels)) is not None
     assert negated(LogisticRegression(class_weight={1: 5.0}).fit(x, labels)) is None
     assert negated(make_pipeline(SelectKBest(k=2), LogisticRegression()).fit(x, labels)) is None
+
+
+def test_an_unknown_objective_or_certificate_is_named_before_anything_is_drawn():
+    from dpfuzz import Domain, InvalidArgument, audit
+
+    def never_called(dataset, num_samples, rng):
+        raise AssertionError("drawn before the tester was checked")
+
+    for option, value, expected in (("objective", "eps", "'epsilon'"), ("certificate", "joint", "'privacy_loss'")):
+        with pytest.raises(InvalidArgument, match=f"{option} must be one of .*{expected}.*got '{value}'"):
+            audit(never_called, PureDP(1.0), Domain(max_size=2), tester=HockeyStickTester(**{option: value}), seed=0)

@@ -36,8 +36,8 @@ class FloatBitsTester(HockeyStickTester):
 
     name = "float_bits"
 
-    def __init__(self, objective: str = "divergence"):
-        super().__init__(classifier="patterns", objective=objective)
+    def __init__(self, objective: str = "epsilon", certificate: str = "per_side"):
+        super().__init__(classifier="patterns", objective=objective, certificate=certificate)
 
     def describe_row(self, row: np.ndarray) -> str:
         parts = []

@@ -93,14 +93,19 @@ class HistogramTester(HockeyStickTester):
     bins : ``"scott"`` (default) or a number of equal-width bins for continuous outputs.
     bound : ``"event"`` (held-out event, default) or ``"uniform"`` (TV-based, all ε at once).
     max_categories : integer outputs with at most this many distinct values are discrete.
+    objective : how runs of bins are ranked under ``bound="event"``, as in `HockeyStickTester`.
     """
 
     name = "histogram"
 
     def __init__(
-        self, bins: int | Literal["scott"] = "scott", bound: Literal["event", "uniform"] = "event", max_categories: int = 1000
+        self,
+        bins: int | Literal["scott"] = "scott",
+        bound: Literal["event", "uniform"] = "event",
+        max_categories: int = 1000,
+        objective: Literal["divergence", "epsilon"] = "epsilon",
     ):
-        super().__init__()
+        super().__init__(objective=objective)
         self.bins = bins
         self.bound = bound
         self.max_categories = max_categories

@@ -64,22 +64,36 @@ class HockeyStickTester(Tester):
         ``"monotone"``, ``"logistic"``, ``"boosting"`` (gradient-boosted trees), ``"mlp"``, any
         scikit-learn classifier, or a list of these; with several, the best on held-out training
         samples is used.
-    objective : how training events are ranked for (ε, δ) claims. ``"divergence"`` (default)
-        maximises the Wilson-corrected H_{e^ε} lower bound, the statistic the verdict uses;
-        ``"epsilon"`` maximises the Wilson-corrected ε lower bound instead.
+    objective : how training events are ranked for (ε, δ) claims. ``"epsilon"`` (default)
+        maximises the Wilson-corrected ε lower bound they would certify; ``"divergence"``
+        maximises the Wilson-corrected H_{e^ε} lower bound, which where no event violates the
+        claim prefers near-empty events (H ≈ 0) and so weaker power statements
+        (docs/statistics.md, "Audits rank events by ε and certify them per side").
+    certificate : how the held-out counts certify a pure-DP claim. ``"per_side"`` (default):
+        Clopper–Pearson bounds on P(S) and Q(S), each at β/2, as for every other claim;
+        ``"privacy_loss"``: one joint exact bound on the event's privacy loss over both orders of
+        the pair (`pure_dp_epsilon_lower`), about half the margin, which spends its β on
+        exactly-tight mechanisms (what `estimate_epsilon` uses; docs/statistics.md).
     """
 
     name = "hockey_stick"
     claim_types = (ApproxDP, RenyiDP, ProfileClaim)
 
-    def __init__(self, classifier: str | object | list = "auto", objective: Literal["divergence", "epsilon"] = "divergence"):
+    def __init__(
+        self,
+        classifier: str | object | list = "auto",
+        objective: Literal["divergence", "epsilon"] = "epsilon",
+        certificate: Literal["per_side", "privacy_loss"] = "per_side",
+    ):
         self.classifier = classifier
         self.objective = objective
+        self.certificate = certificate
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
         super().check_claim(claim)
         check_choice("objective", self.objective, ("divergence", "epsilon"))
+        check_choice("certificate", self.certificate, ("per_side", "privacy_loss"))
 
     def fit(
         self,
@@ -248,11 +262,11 @@ class HockeyStickTester(Tester):
         )
 
     def _privacy_loss(self, claim: Claim) -> bool:
-        """Whether `claim` is certified as a privacy loss: pure DP under ``objective="epsilon"``."""
-        return self.objective == "epsilon" and isinstance(claim, ApproxDP) and claim.delta == 0
+        """Whether `claim` is certified as a privacy loss: pure DP under ``certificate="privacy_loss"``."""
+        return self.certificate == "privacy_loss" and isinstance(claim, ApproxDP) and claim.delta == 0
 
     def _certify_privacy_loss(self, event, counts_p, counts_q, claim: ApproxDP, beta: float) -> TestResult:
-        """Pure DP, ``objective="epsilon"``: the event's privacy loss over both orders of the pair,
+        """Pure DP, ``certificate="privacy_loss"``: the event's privacy loss over both orders of the pair,
         bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on the
         event and ln((1 − q̂)/(1 − p̂)) on its complement."""
         (k_p, n_p), (k_q, n_q) = counts_p, counts_q
@@ -307,7 +321,7 @@ class HockeyStickTester(Tester):
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
         p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
         p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it. A privacy-loss
-        result (pure DP, ``objective="epsilon"``): the smallest plug-in loss on the event whose
+        result (pure DP, ``certificate="privacy_loss"``): the smallest plug-in loss on the event whose
         count under P the joint bound would have certified above the claim, the count under Q held."""
         if result.divergence == "privacy_loss":
             return _detectable_loss(result)
