@@ -153,12 +153,14 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     # final certification cut at the deadline at worst), so it stays a valid bound. One that the
     # clock did not cut (here the draw cap binds long before the time) reruns exactly from its
     # seed and draws.
-    # How many draws the clock affords depends on the machine's load: alone, 1 s gave 847,208
-    # draws and 0.986 (50,000 draws at this seed already give 0.96); in a full `-n auto` run 1 s
-    # once gave 0.80. So 2 s, and a bound that says the estimate is valid and not empty.
+    # How many draws the clock affords depends on the machine's load, so the outcome is not fixed
+    # by the seed: alone, 1 s gave 847,208 draws and 0.986 (50,000 draws at this seed already give
+    # 0.96); in a full `-n auto` run 1 s once gave 0.80. And the pair's loss is exactly 1, where the
+    # joint bound exceeds the truth in up to β of runs (test_bounds measures the rate; one CI run
+    # here certified 1.0009). So 2 s, and an estimate near the truth rather than below it.
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     timed = estimate_epsilon(laplace_sum, pair, max_seconds=2.0, seed=3)
-    assert 0.7 <= timed.epsilon_lower_bound <= 1.0 and timed.draws > 10_000
+    assert 0.7 <= timed.epsilon_lower_bound <= 1.05 and timed.draws > 10_000
     capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
     assert capped.draws <= 400_000 and not any("ended verification" in note for note in capped.report.notes)
     assert timed.seed == capped.seed == 3  # the seed given, not one derived from it

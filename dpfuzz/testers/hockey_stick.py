@@ -295,8 +295,8 @@ class HockeyStickTester(Tester):
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
 
     def score(self, result: TestResult) -> float:
-        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP: the
-        joint bound), negative values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and
+        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP under
+        ``certificate="privacy_loss"``: the joint bound), negative values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and
         directions by the ε they certify rather than by the hockey-stick divergence at the claim's ε."""
         if result.divergence == "privacy_loss":
             return result.bound
@@ -374,8 +374,8 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None):
         return np.where(ratio > 0, np.log(np.maximum(ratio, 1e-300)), -np.inf)
 
     def bound(k_p, n_p, k_q, n_q, alpha):
-        # Pure DP is certified by the joint bound (`pure_dp_epsilon_lower`), whose margin is about
-        # half this one's; ranking by its normal approximation instead chose rarer events and worse
+        # Under certificate="privacy_loss" pure DP is certified by the joint bound
+        # (`pure_dp_epsilon_lower`), whose margin is about half this one's; ranking by its normal approximation instead chose rarer events and worse
         # pairs (searching at 2.6·10^7 draws, seed 0: ReportNoisyMax3 0.180 against 0.248, Laplace
         # 0.094 against 0.098), so candidates are still ranked by the per-side margins.
         return log_ratio(wilson_lower(k_p, n_p, alpha), wilson_upper(k_q, n_q, alpha))
