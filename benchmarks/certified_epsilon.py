@@ -6,10 +6,9 @@
 For each catalogue counterpart of DP-Sniper's mechanisms (Bichsel et al., S&P 2021, Table II),
 run at ε = 0.1: the hockey-stick tester with ``objective="epsilon"`` and the joint privacy-loss
 certificate fits an event on each candidate input pair (the entry's witness and its domain's
-classic patterns, both directions),
-ranks them on held-out fitting samples, and certifies the best event once on fresh samples,
-counted in chunks of 10^6 (`HockeyStickTester.certify_counts`), at β = 0.05. DP-Sniper used
-~10^7 samples to search and 2·10^8 to certify; we use at most 10^7 to search (≤ 5 candidate
+classic patterns, both directions), ranks them on held-out fitting samples, and certifies the
+best event once on fresh samples, counted in chunks of 10^6 (`HockeyStickTester.certify_counts`),
+at β = 0.05. DP-Sniper used ~10^7 samples to search and 2·10^8 to certify; we use at most 10^7 to search (≤ 5 candidate
 pairs × 2 sides × 10^6) and 10^7 to certify (2 × 5·10^6).
 RAPPOR and OneTimeRAPPOR have no ε parameter and run at their default (f, p, q).
 Writes benchmarks/results/certified_epsilon.md.

@@ -7,7 +7,8 @@ Three mechanisms whose ε is exact: the Laplace mechanism (ε = 1, catalogue ``L
 randomized response (ε = 1, ``RandomizedResponse``), and the Gaussian mechanism N(0, 1) against
 N(1, 1) at δ = 10⁻³, whose ε(δ) solves H_{e^ε} = δ (closed form, `divergences`). The hockey-stick
 tester with ``objective="epsilon"`` and ``certificate="privacy_loss"`` fits on half of the n
-samples per side and certifies on the other half, both directions at β = 0.025. Writes benchmarks/results/tightness.md and .png.
+samples per side and certifies on the other half, both directions at β = 0.025. Writes
+benchmarks/results/tightness.md and .png.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up 
 1.2·10^8 draws), because the estimate is the certified bound of that one test. Several pairs (a
 searched `Domain`, or a list) are estimated in two stages: a search audit spends SEARCH_SHARE of
 the draws on all pairs alike (fixed sampling; unlike a refutation audit it does not stop at the
-first violating pair) and picks the pair whose held-out bound is largest; the rest of the draws estimate that pair alone, its event
-fitted on fresh outputs. The false-alarm reasoning is the audit's (one held-out test at level β,
+first violating pair) and picks the pair whose held-out bound is largest; the rest of the draws
+estimate that pair alone, its event fitted on fresh outputs. The false-alarm reasoning is the audit's (one held-out test at level β,
 the pair and event selected on other samples), so
 
     P(true ε at δ < estimate) ≤ β.
@@ -439,7 +439,7 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     0–4: the leader by noise alone certified 0.006–0.036 (mean 0.028), this rule 0.028–0.036 (mean
     0.032)."""
     from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper, pure_dp_epsilon_lower
-    from dpfuzz.testers.hockey_stick import HockeyStickTester, certified_epsilon
+    from dpfuzz.testers.hockey_stick import certified_epsilon
 
     results = [result for record in search.history for result in (record.forward, record.backward)]
     level = beta / len(results)
@@ -451,7 +451,7 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
             certified = certified_epsilon(float(clopper_pearson_lower(k_p, n_p, level / 2)), float(clopper_pearson_upper(k_q, n_q, level / 2)), delta)
         if certified:
             return search.candidate
-    first, tester = search.history[0], HockeyStickTester(objective="epsilon", certificate="privacy_loss")
+    first, tester = search.history[0], _estimation_tester()
     return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
 
 
@@ -494,14 +494,20 @@ def verification_samples(draws: int) -> int:
     return (budget - 2 * fit_samples(budget)) // 2
 
 
+def _estimation_tester():
+    """The tester every estimate certifies and ranks with: events by the ε they would certify,
+    pure DP by the joint privacy-loss bound."""
+    from dpfuzz.testers.hockey_stick import HockeyStickTester
+
+    return HockeyStickTester(objective="epsilon", certificate="privacy_loss")
+
+
 def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None) -> AuditReport:
     """An audit of ε = 0 at `delta` with the ε objective and fixed sampling, certifying one
     direction of the pair at the whole β: that certificate is the estimate."""
-    from dpfuzz.testers.hockey_stick import HockeyStickTester
-
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     return audit(
-        mechanism, claim, domain, tester=HockeyStickTester(objective="epsilon", certificate="privacy_loss"), finder=finder, trials=trials,
+        mechanism, claim, domain, tester=_estimation_tester(), finder=finder, trials=trials,
         samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
         max_seconds=max_seconds, verify_directions="one",
     )
