@@ -207,7 +207,8 @@ class AuditReport:
         lines = [
             self.headline(),
             f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
-            f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})",
+            # a privacy-loss bound is the ε bound: one line states both
+            *([] if result.divergence == "privacy_loss" else [f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"]),
             f"  epsilon lower bound  {epsilon}" + ("" if claimed is None else f" (claimed {claimed:g})"),
             f"  {'witness' if self.violated else 'pair':<18}{difference}",
             f"  {'':<18}{d0}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 
 def clopper_pearson_lower(successes, trials, alpha: float):
@@ -44,7 +44,7 @@ def wilson_upper(successes, trials, alpha: float):
 
 def _wilson(successes, trials, alpha: float, sign: float):
     k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
-    z2 = stats.norm.isf(alpha) ** 2
+    z2 = special.ndtri(alpha) ** 2  # = stats.norm.isf(alpha)², without its 0.25 ms of argument checks
     p = k / n
     spread = np.sqrt(z2 * (p * (1 - p) / n + z2 / (4 * n * n)))
     return (p + z2 / (2 * n) + sign * spread) / (1 + z2 / n)
@@ -129,10 +129,13 @@ def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) 
         j = np.asarray(j, dtype=float)
         return np.log((n_p - j) * (k - j)) - np.log((j + 1) * (n_q - k + j + 1)) + log_odds
 
+    def scalar_log_ratio(j: int) -> float:  # the same in floats: the bisection below is scalar
+        return math.log((n_p - j) * (k - j)) - math.log((j + 1) * (n_q - k + j + 1)) + log_odds
+
     below, above = lowest, highest  # the mode: the first j whose ratio to the next is < 1
     while below < above:
         middle = (below + above) // 2
-        below, above = (middle + 1, above) if log_ratio(middle) >= 0 else (below, middle)
+        below, above = (middle + 1, above) if scalar_log_ratio(middle) >= 0 else (below, middle)
     mode = below
     width = 20 + 15 * math.sqrt(1.0 / sum(1.0 / (count + 1.0) for count in (mode, k - mode, n_p - mode, n_q - k + mode)))
     while True:
@@ -147,7 +150,8 @@ def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) 
         return 0.0
     if x <= start:
         return 1.0
-    return float(np.exp(special.logsumexp(logs[x - start :]) - special.logsumexp(logs)))
+    weights = np.exp(logs)  # the mode's term is 1, the largest: no overflow (scipy's logsumexp cost 5× this call)
+    return float(weights[x - start :].sum() / weights.sum())
 
 
 def pure_dp_epsilon_lower(successes_p, trials_p, successes_q, trials_q, beta: float) -> float:
