@@ -184,3 +184,18 @@ def test_auto_rule():
 
     report = audit(flip, PureDP(0.5), Domain(min_size=0, max_size=1), trials=2, samples=20_000, seed=0)
     assert report.tester == "histogram" and report.violated
+
+
+def test_testers_fit_on_one_thread_and_restore_the_pools():
+    import importlib
+
+    from threadpoolctl import threadpool_info
+
+    from dpfuzz.testers.base import single_threaded
+
+    importlib.import_module("sklearn.linear_model")  # loads scikit-learn's OpenMP runtime, if it has one
+    before = {pool["filepath"]: pool["num_threads"] for pool in threadpool_info()}
+    for _ in range(2):  # the second time through the kept controller
+        with single_threaded():
+            assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+        assert {pool["filepath"]: pool["num_threads"] for pool in threadpool_info()} == before
