@@ -146,6 +146,16 @@ def _binds(function, count: int) -> bool:
     return True
 
 
+# Outputs are drawn in calls of at most CHUNK_VALUES output values (the first call, before the
+# output's width is known, of FIRST_ROWS rows): a vectorised mechanism's temporaries then stay
+# small enough for the allocator to reuse, where one large call pays a page fault per page of
+# each temporary (about as much as the arithmetic here). Measured on 2026-11-26, 8.4·10^6
+# outputs in one call against calls of 2^20 values: SVT6 6.2 → 2.5 s, ReportNoisyMax3 3.7 → 1.5 s,
+# NoisyHist2 3.3 → 1.1 s, Laplace 0.32 → 0.20 s; SVT3's 4.2·10^6 (20 values each) 6.3 → 1.7 s.
+CHUNK_VALUES = 1 << 20
+FIRST_ROWS = 1 << 12
+
+
 def draw_samples(
     mechanism: Mechanism,
     dataset: np.ndarray,
@@ -153,12 +163,36 @@ def draw_samples(
     rng: np.random.Generator,
     output_shape: tuple | None = None,
 ) -> np.ndarray:
-    """Run the mechanism and check what it returned.
+    """Run the mechanism, in calls of at most CHUNK_VALUES output values, and check what it returned.
 
     Raises `MechanismError`, naming the mechanism and dataset, when the mechanism raises,
     returns a non-numeric array, the wrong number of samples, NaN/inf, or an output shape
     other than `output_shape` (the shape its earlier calls returned).
     """
+    rows = FIRST_ROWS if output_shape is None else _chunk_rows(output_shape)
+    first = _checked_call(mechanism, dataset, min(num_samples, rows), rng, output_shape)
+    if len(first) == num_samples:
+        return first
+    shape, rows = first.shape[1:], _chunk_rows(first.shape[1:])
+    samples = np.empty((num_samples, *shape), dtype=first.dtype)
+    samples[: len(first)] = first
+    start = len(first)
+    while start < num_samples:
+        chunk = _checked_call(mechanism, dataset, min(rows, num_samples - start), rng, shape)
+        if chunk.dtype != samples.dtype:  # e.g. integers first, then floats
+            samples = samples.astype(np.result_type(samples, chunk))
+        samples[start : start + len(chunk)] = chunk
+        start += len(chunk)
+    return samples
+
+
+def _chunk_rows(output_shape: tuple) -> int:
+    """Outputs per call: CHUNK_VALUES output values, at least one output."""
+    return max(CHUNK_VALUES // max(int(np.prod(output_shape)), 1), 1)
+
+
+def _checked_call(mechanism: Mechanism, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, output_shape) -> np.ndarray:
+    """One call of the mechanism for `num_samples` outputs, checked (see `draw_samples`)."""
     name = mechanism_name(mechanism)
     where = f"mechanism {name!r} on dataset {format_dataset(dataset)} with num_samples={num_samples}"
     try:

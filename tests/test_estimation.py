@@ -200,6 +200,27 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
     assert time.perf_counter() - started < 1.5
 
 
+def test_setup_time_counts_against_a_time_budget():
+    # A first call that pays 1 s of one-time setup (as a fresh process pays the tester's
+    # imports) leaves nothing of a 1.2 s budget (its deadline 0.95 s): the error says so and
+    # names the setup, rather than running pilots planned on the whole 1.2 s past the deadline.
+    class SlowStart:
+        def __init__(self):
+            self.started = False
+
+        def __call__(self, dataset, num_samples, rng):
+            if not self.started:
+                self.started = True
+                time.sleep(1.0)
+            return np.sum(dataset) + rng.laplace(0.0, 1.0, num_samples)
+
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    started = time.perf_counter()
+    with pytest.raises(InvalidArgument, match=r"max_seconds=1.2 is too short: .* after 1.\d s of setup .*max_seconds >= 2"):
+        estimate_epsilon(SlowStart(), pair, max_seconds=1.2, seed=0)
+    assert time.perf_counter() - started < 1.2
+
+
 def test_a_search_without_evidence_takes_the_first_classic_pair():
     # Outputs that ignore the input: no pair differs, so any lead in the search is noise, and
     # the estimate certifies the domain's first classic pair (in either order) on every seed.

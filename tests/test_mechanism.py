@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from dpfuzz import InvalidArgument, MechanismError, per_call
-from dpfuzz.mechanism import draw_samples
+from dpfuzz.mechanism import CHUNK_VALUES, FIRST_ROWS, draw_samples
 
 DATA = np.array([0.5, 1.0])
 
@@ -48,6 +48,47 @@ def test_a_type_error_of_a_three_argument_mechanism_gets_no_per_call_hint(rng):
 def test_changing_output_shape_is_an_error(rng):
     with pytest.raises(MechanismError, match=r"shape \(3,\), but earlier calls returned \(2,\)"):
         draw_samples(lambda d, n, r: np.zeros((n, 3)), DATA, 5, rng, output_shape=(2,))
+
+
+class _Counting:
+    """Outputs the running count of draws (rows of `width` copies), recording each call's size;
+    integers until `floats_from` draws have been made, floats after."""
+
+    def __init__(self, width: int = 1, floats_from: int | None = None):
+        self.width, self.floats_from, self.calls, self.drawn = width, floats_from, [], 0
+
+    def __call__(self, dataset, num_samples, rng):
+        self.calls.append(num_samples)
+        values = np.arange(self.drawn, self.drawn + num_samples)
+        if self.floats_from is not None and self.drawn >= self.floats_from:
+            values = values + 0.5
+        self.drawn += num_samples
+        return values if self.width == 1 else np.repeat(values[:, None], self.width, axis=1)
+
+
+@pytest.mark.parametrize("width", [1, 4])
+def test_large_draws_are_made_in_calls_of_bounded_size_and_kept_in_order(width, rng):
+    mechanism, count = _Counting(width), FIRST_ROWS + 3 * (CHUNK_VALUES // width) + 7
+    samples = draw_samples(mechanism, DATA, count, rng)
+    assert samples.shape == ((count,) if width == 1 else (count, width))
+    np.testing.assert_array_equal(samples.reshape(count, -1)[:, 0], np.arange(count))
+    assert sum(mechanism.calls) == count and max(mechanism.calls) * width <= CHUNK_VALUES
+    assert len(mechanism.calls) == 5  # the first call of FIRST_ROWS, then three full calls and the rest
+
+
+def test_a_chunk_of_floats_after_integers_keeps_both(rng):
+    count = CHUNK_VALUES + FIRST_ROWS
+    samples = draw_samples(_Counting(floats_from=FIRST_ROWS), DATA, count, rng)
+    assert samples.dtype == np.float64
+    assert samples[FIRST_ROWS - 1] == FIRST_ROWS - 1 and samples[FIRST_ROWS] == FIRST_ROWS + 0.5
+
+
+def test_a_bad_later_chunk_names_that_call(rng):
+    def late_nan(dataset, num_samples, rng):
+        return np.full(num_samples, np.nan) if num_samples != FIRST_ROWS else np.zeros(num_samples)
+
+    with pytest.raises(MechanismError, match=rf"num_samples={CHUNK_VALUES - FIRST_ROWS} returned {CHUNK_VALUES - FIRST_ROWS} non-finite"):
+        draw_samples(late_nan, DATA, CHUNK_VALUES, rng)
 
 
 def test_boolean_outputs_become_integers(rng):
