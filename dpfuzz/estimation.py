@@ -78,7 +78,8 @@ PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe c
 # PILOT_GROWTH while all pilots would take under PILOT_SHARE of the time left after the setup
 # (UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw). The setup is the pace's
 # measurement and, in a fresh process, the tester's imports: 1.6 s on 2026-11-26, when a
-# 1.6 s estimate planned its pilots on the whole 1.6 s and took 2.1 s. The main estimate's fit and search are planned for
+# 1.6 s estimate planned its pilots on the whole 1.6 s and took 2.1 s (now: no pilots, the
+# smallest estimate, in 1.7 s). The main estimate's fit and search are planned for
 # TIME_SHARE of the time left before the deadline (DEADLINE_SHARE of `max_seconds`, leaving at
 # least REPORT_SECONDS for the report: up to 0.17 s measured, its privacy profile): the pace per
 # draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and run to run, and at
@@ -288,8 +289,7 @@ def estimate_epsilon(
     first = domain.relation.classic_pairs(domain)[0] if isinstance(finder, str) else finder[0]
     per_draw = seconds_per_draw(mechanism, first, pilot_seed)
     smallest, spent = smallest_budget(trials), time.perf_counter() - started
-    budget = at - time.perf_counter()  # after the imports and the pace: a first call's may take 1–2 s
-    if smallest * per_draw > budget:  # drawing alone would overrun (setup costs only delay it)
+    if smallest * per_draw > at - started:  # drawing alone would overrun (setup costs only delay it)
         what = "one pair" if trials == 1 else f"a search of {trials} pairs (of one pair: {smallest_budget(1):,})"
         needed = math.ceil((spent + 2 * smallest * per_draw) / DEADLINE_SHARE + REPORT_SECONDS)
         raise InvalidArgument(
@@ -299,6 +299,7 @@ def estimate_epsilon(
             f"give max_seconds >= {needed}."
         )
     draws, pilots, ceiling = PILOT_FACTOR * smallest, [], max_draws or math.inf
+    budget = max_seconds - (time.perf_counter() - started)  # the pilots': what the setup left (imports: 1–2 s)
     if ceiling < draws and ceiling * per_draw <= TIME_SHARE * (at - time.perf_counter()):
         return _timed(run(max_draws, main_seed), started)  # max_draws binds before the clock
     # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time, or under

@@ -13,7 +13,7 @@ import pytest
 from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
-from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws
+from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws, smallest_budget
 
 importlib.import_module("dpfuzz.testers.hockey_stick")  # its first import (≈ 1 s) would eat the timed tests' 1 s
 
@@ -200,10 +200,13 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
     assert time.perf_counter() - started < 1.5
 
 
-def test_setup_time_counts_against_a_time_budget():
-    # A first call that pays 1 s of one-time setup (as a fresh process pays the tester's
-    # imports) leaves nothing of a 1.2 s budget (its deadline 0.95 s): the error says so and
-    # names the setup, rather than running pilots planned on the whole 1.2 s past the deadline.
+def test_pilots_are_planned_on_the_time_the_setup_left():
+    # A first call that pays 2 s of one-time setup (as a fresh process pays the tester's
+    # imports) leaves nothing of a 2 s budget for pilots: the estimate is the smallest one
+    # (6,064 draws, fewer where the clock ends its certification early), drawn at once. Pilots
+    # planned on the whole 2 s ran at least one of 12,128 draws after the deadline.
+    importlib.import_module("dpfuzz.testers.hockey_stick")  # the imports, outside the 2 s
+
     class SlowStart:
         def __init__(self):
             self.started = False
@@ -211,14 +214,12 @@ def test_setup_time_counts_against_a_time_budget():
         def __call__(self, dataset, num_samples, rng):
             if not self.started:
                 self.started = True
-                time.sleep(1.0)
+                time.sleep(2.0)
             return np.sum(dataset) + rng.laplace(0.0, 1.0, num_samples)
 
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
-    started = time.perf_counter()
-    with pytest.raises(InvalidArgument, match=r"max_seconds=1.2 is too short: .* after 1.\d s of setup .*max_seconds >= 2"):
-        estimate_epsilon(SlowStart(), pair, max_seconds=1.2, seed=0)
-    assert time.perf_counter() - started < 1.2
+    estimate = estimate_epsilon(SlowStart(), pair, max_seconds=2.0, seed=0)
+    assert estimate.draws <= smallest_budget(1) and estimate.seconds < 2.5
 
 
 def test_a_search_without_evidence_takes_the_first_classic_pair():
