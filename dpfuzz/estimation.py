@@ -79,7 +79,7 @@ PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe c
 # (UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw). The setup is the pace's
 # measurement and, in a fresh process, the tester's imports: 1.6 s on 2026-11-26, when a
 # 1.6 s estimate planned its pilots on the whole 1.6 s and took 2.1 s (now: no pilots, the
-# smallest estimate, in 1.7 s). The main estimate's fit and search are planned for
+# smallest estimate, in 1.85 s after 1.75 s of setup). The main estimate's fit and search are planned for
 # TIME_SHARE of the time left before the deadline (DEADLINE_SHARE of `max_seconds`, leaving at
 # least REPORT_SECONDS for the report: up to 0.17 s measured, its privacy profile): the pace per
 # draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and run to run, and at
