@@ -128,8 +128,11 @@ def test_the_estimate_command(tmp_path, capsys):
     path, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
     assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200000", "--json", str(path), "--html", str(page)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("ε ≥ 0.9") and "at δ = 0 for RandomizedResponse" in out
     written = json.loads(path.read_text())
+    # A fresh seed each run. The truth is 1, and the joint bound is at or above it in about β of
+    # runs (22 of 400 seeds at this budget, the largest 1.008; the smallest 0.968).
+    assert out.startswith(f"ε ≥ {written['epsilon_lower_bound']:.4g}") and "at δ = 0 for RandomizedResponse" in out
+    assert 0.9 <= written["epsilon_lower_bound"] <= 1.05
     assert written["report"]["seed"] == written["seed"] and written["search"] is None
     assert written["epsilon_lower_bound"] == written["report"]["epsilon_lower_bound"]
     # The summary and the page say how to rerun it (the seed pinned, the report files left out); it reruns exactly.
