@@ -4,8 +4,8 @@
     python benchmarks/tester_speed.py --quick   # smoke test (CI)
 
 Pair: Lap(0, 1) against Lap(1, 1). Claims: PureDP(0.5) for hockey_stick, histogram, float_bits
-and mmd (the event testers with objective="divergence"), RenyiDP(2, 0.1) for renyi. Writes benchmarks/results/tester_speed.md and tester_speed.png
-(quick: results/quick/).
+(the event testers, with objective="divergence") and mmd, RenyiDP(2, 0.1) for renyi. Writes
+benchmarks/results/tester_speed.md and tester_speed.png (quick: results/quick/).
 """
 
 from __future__ import annotations

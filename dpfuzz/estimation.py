@@ -79,8 +79,8 @@ PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe c
 # (UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw). The setup is the pace's
 # measurement and, in a fresh process, the tester's imports: 1.6 s on 2026-11-26, when a
 # 1.6 s estimate planned its pilots on the whole 1.6 s and took 2.1 s (now: no pilots, the
-# smallest estimate, in 1.85 s after 1.75 s of setup). The main estimate's fit and search are planned for
-# TIME_SHARE of the time left before the deadline (DEADLINE_SHARE of `max_seconds`, leaving at
+# smallest estimate, in 1.85 s after 1.75 s of setup). The main estimate's fit and search are
+# planned for TIME_SHARE of the time left before the deadline (DEADLINE_SHARE of `max_seconds`, leaving at
 # least REPORT_SECONDS for the report: up to 0.17 s measured, its privacy profile): the pace per
 # draw varies 0.8–1.3× from 10^6 to 1.2·10^7 draws on DP-Sniper's rows, and run to run, and at
 # 0.7 4 of 32 timed estimates overran by up to 1.5×. Its final
@@ -299,9 +299,9 @@ def estimate_epsilon(
             f"give max_seconds >= {needed}."
         )
     draws, pilots, ceiling = PILOT_FACTOR * smallest, [], max_draws or math.inf
-    budget = max_seconds - (time.perf_counter() - started)  # the pilots': what the setup left (imports: 1–2 s)
     if ceiling < draws and ceiling * per_draw <= TIME_SHARE * (at - time.perf_counter()):
         return _timed(run(max_draws, main_seed), started)  # max_draws binds before the clock
+    budget = max_seconds - (time.perf_counter() - started)  # the pilots': what the setup left (imports: 1–2 s)
     # Pilots grow fourfold while all of them would take under PILOT_SHARE of the time, or under
     # UNMEASURED_PILOT_SHARE while fixed costs hide the pace per draw (`_pace_power` < 1/2), and
     # while drawing the next one's outputs alone would take under PILOT_SHARE.
