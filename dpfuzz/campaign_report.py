@@ -172,7 +172,8 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
         axis.set_xlabel("claimed ε")
         axis.set_ylabel("certified ε lower bound")
         axis.set_title(title, fontsize=10)
-        axis.legend(fontsize=7)
+        # below the axes: inside, it covered the labels of points near a corner
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, frameon=False)
     missing = len(summaries) - len(certified)
     figure.suptitle("Certified ε lower bound against the claim" + (f" ({missing} audit{'s' if missing > 1 else ''} certified none: not shown)" if missing else ""), fontsize=11)
     images["epsilon"] = _png(figure, plt)
