@@ -240,6 +240,27 @@ def test_a_search_without_evidence_takes_the_first_classic_pair():
         assert re.search(r"power   nothing certified: [\d,]+ outputs per side would have certified a privacy loss of 0\.\d+ on this event", estimate.summary())
 
 
+def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
+    # ReportNoisyMax3's search at 4.6·10^6 draws, seed 1: a random pair's event missed 1 and 8 of
+    # 57,792 outputs per side, whose complement certifies more at β than moving all answers up
+    # (0.249 against 0.141), by the luck of a few counts; chosen, it certified 0.000, against
+    # 0.24 for all answers moved up. With one count moved against each test, that lead is gone.
+    from dpfuzz.estimation import _chosen_pair
+    from dpfuzz.testers.bounds import pure_dp_epsilon_lower
+
+    n, beta = 57_792, 0.1
+
+    def record(d1, forward, backward):
+        results = [SimpleNamespace(details={"count_p": p, "count_q": q}, num_samples=(n, n)) for p, q in (forward, backward)]
+        return SimpleNamespace(pair=DatasetPair(np.zeros(5), np.array(d1)), forward=results[0], backward=results[1])
+
+    lucky = record([0.8, 0.6, -1.0, -0.6, -0.8], (57_791, 57_784), (57_677, 57_698))
+    moved_up = record([1.0] * 5, (3_329, 3_955), (3_955, 3_329))
+    assert pure_dp_epsilon_lower(57_791, n, 57_784, n, beta) > pure_dp_epsilon_lower(3_955, n, 3_329, n, beta) > 0.1
+    chosen = _chosen_pair(SimpleNamespace(history=[lucky, moved_up]), 0.0, beta)
+    assert chosen == moved_up.pair.swapped()  # the backward test, (M(d1), M(d0)), certified the bound
+
+
 def test_the_time_plan_extrapolates_the_pilots_pace():
     # Pilots as (draws, seconds). Times growing as draws^1.5: the power law hits the time exactly.
     def pilots(*timed):
