@@ -117,17 +117,14 @@ def pairs(levels: np.ndarray, k: int, splits: tuple[int, ...]) -> list[tuple[np.
     return found
 
 
-def svt3_outputs(answers: np.ndarray, threshold: float, values: np.ndarray) -> np.ndarray:
+def svt3_outputs(answers: np.ndarray, threshold: float, values: np.ndarray, grid: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """SVT3 with cutoff 1 (ρ ~ Lap(2/ε), ν ~ Lap(2/ε), T = `threshold`): one answer vector ↦ the
     probabilities of ⊤ first at query j with its released value q_j + ν_j in each cell of the
-    `values` grid (row-major: j, then the cell), then of ⊥^k. Given ⊤ at j with value v, ρ ≤ v − T
-    and every earlier answer is ⊥:
+    `values` grid (row-major: j, then the cell), then of ⊥^k; `weights` is the density of ρ on the
+    `grid` times its step. Given ⊤ at j with value v, ρ ≤ v − T and every earlier answer is ⊥:
 
         p(j, v) = f_ν(v − q_j) ∫_{r ≤ v − T} f_ρ(r) ∏_{i<j} F_ν(T + r − q_i) dr."""
-    noise = stats.laplace(scale=2 / EPSILON)
-    grid = np.linspace(-800.0, 800.0, 32_001)
-    weights, below = noise.pdf(grid) * (grid[1] - grid[0]), np.ones_like(grid)
-    cell = values[1] - values[0]
+    noise, below, cell = stats.laplace(scale=2 / EPSILON), np.ones_like(grid), values[1] - values[0]  # ν
     cells = []
     for answer in answers:
         reached = np.cumsum(weights * below)  # ∫_{r ≤ grid} f_ρ(r) ∏ F_ν dr
@@ -229,17 +226,17 @@ def main() -> None:
         lines.append(
             f"| {name} | {top:.4f} | {best[0]:.4f} | {best[0] / EPSILON:.1%} | {best[1]:.4f} | {where[0]} | {draws} | {there} | {pair} |"
         )
-    lines += svt3_section(sizes[:2], 0.5 if args.quick else 0.1, top_sets)
+    lines += svt3_section(sizes[:2], 0.5 if args.quick else 0.1, top_sets, grid, weights)
     write("certifiable_ceiling", lines, args.quick)
 
 
-def svt3_section(sizes: tuple[int, int], cell: float, top_sets: int) -> list[str]:
+def svt3_section(sizes: tuple[int, int], cell: float, top_sets: int, grid: np.ndarray, weights: np.ndarray) -> list[str]:
     """SVT3 on the pair DP-Sniper found (its row of the side-by-side table, at β = 0.1): the most
     any event (a union of ⊤-at-j-with-value-in-a-cell outputs) certifies there, against which
     the estimates of `dpsniper_side_by_side.md` are read."""
     values = np.arange(-300.0, 320.0, cell)  # released values: Lap(20) beyond ±300 has mass e^-15
     first, second = np.r_[np.zeros(5), np.ones(5)], np.r_[np.ones(5), np.zeros(5)]
-    p, q = svt3_outputs(first, 1.0, values), svt3_outputs(second, 1.0, values)
+    p, q = (svt3_outputs(answers, 1.0, values, grid, weights) for answers in (first, second))
     best = [certificates(np.vstack([p, q]), np.vstack([q, p]), n, top_sets, beta=0.1).max() for n in sizes]
     return [
         "",
