@@ -441,6 +441,21 @@ def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier)
     assert forward_result.epsilon_lower_bound > 0.1 and backward_result.epsilon_lower_bound > 0.1
 
 
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_both_directions_of_1d_outputs_from_one_sort_are_the_events_two_fits_choose(decimals):
+    # `best_intervals_both` sorts the pooled sample once for both directions: each event must be
+    # exactly the one `fit` chooses with the samples in that order (continuous, and with ties).
+    rng = np.random.default_rng(18)
+    p, q = rng.laplace(0.0, 1.0, 50_000), np.clip(rng.laplace(0.7, 1.0, 50_000), -1.0, None)
+    if decimals is not None:
+        p, q = p.round(decimals), q.round(decimals)
+    claim, tester = PureDP(0.0), HockeyStickTester(objective="epsilon")
+    both = tester.fit_both(p, q, claim, BETA, np.random.default_rng(0), eval_size=200_000)
+    one_by_one = [tester.fit(a, b, claim, BETA, np.random.default_rng(0), eval_size=200_000) for a, b in ((p, q), (q, p))]
+    assert [event.interval for event in both] == [event.interval for event in one_by_one]
+    assert both[0].interval != both[1].interval  # the two directions' events differ: the check can fail
+
+
 def test_a_subclass_that_overrides_fit_gets_its_fit_in_both_directions():
     # `fit_both` fits the models once only for HockeyStickTester's own `fit`; a subclass's `fit`
     # (here the histogram tester's bins) must be called once per direction, the samples swapped.

@@ -39,7 +39,7 @@ from dpfuzz.testers.bounds import (
     wilson_lower,
     wilson_upper,
 )
-from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval
+from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval, best_intervals_both
 from dpfuzz.testers.models import (
     ModelScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted, is_discrete, negated,
 )
@@ -133,7 +133,9 @@ class HockeyStickTester(Tester):
         gammas = self.gammas(claim)
         directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
         if x0.shape[1] == 1:
-            events = [ScoreEvent(OutputValue(), best_interval(p[:, 0], q[:, 0], objective, gammas)[0]) for p, q in directions]
+            x_p, x_q = x0[:, 0], x1[:, 0]
+            fitted = best_intervals_both(x_p, x_q, objective, gammas) if both else [best_interval(x_p, x_q, objective, gammas)]
+            events = [ScoreEvent(OutputValue(), interval) for interval, _ in fitted]
         else:
             events = self._fit_scored_events(x0, x1, objective, gammas, rng, both)
         return [self.choose_epsilon(event, p, q, claim, beta, eval_size) for event, (p, q) in zip(events, directions)]
