@@ -276,8 +276,14 @@ class _FreshOutputs:
 class _Audit:
     """One audit's state; `run` goes through probe, search and verification."""
 
-    def __init__(self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings, progress=None):
+    def __init__(
+        self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings, progress=None,
+        selection_samples: int | None = None,
+    ):
         self.mechanism, self.claim, self.domain = mechanism, claim, domain
+        # the held-out size the verified event is chosen for, when below the verification's own
+        # (`estimate_epsilon` under a deadline: the verification draws on, its event stays one its fit supports)
+        self.selection_samples = selection_samples
         self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self.settings = replace(settings, seed=self.seed)
         self.adaptive = settings.sampling == "adaptive"
@@ -478,7 +484,7 @@ class _Audit:
             looks = verification_looks(cap, len(train_p), settings.beta)
         else:
             looks = [Look(settings.verification_samples, settings.beta)]
-        share, size = looks[-1].beta / self._directions(), looks[-1].samples
+        share, size = looks[-1].beta / self._directions(), min(looks[-1].samples, self.selection_samples or math.inf)
         with single_threaded():
             if event is None:
                 event = self.tester.fit(train_p, train_q, self.claim, share, rng, eval_size=size)

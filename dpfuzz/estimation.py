@@ -34,12 +34,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from dpfuzz.auditing import PROBE_SAMPLES, REPRODUCIBILITY_SAMPLES, audit
+from dpfuzz.auditing import PROBE_SAMPLES, REPRODUCIBILITY_SAMPLES, _Audit
 from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.report import AuditReport, html_page
+from dpfuzz.settings import AuditSettings
 from dpfuzz.validation import check_int, check_number
 
 # Share of the draw budget spent on the final certification (the rest searches).
@@ -105,11 +106,18 @@ AFFINE_GAIN = 3
 # (`seconds_per_draw`) gets no (further) pilots: its estimate is planned for DRAWN_SHARE of the
 # time at that pace, fitting being cheap beside drawing.
 DRAWN_SHARE = 0.8
-# ... and to at most VERIFY_PER_FIT verification outputs per fitting output (10/3: a pair at
-# DP-Sniper's budget, 3·10^6 and 10^7 per side). The event is chosen for the verification's size
-# on the fitting outputs; unbounded, SVT3's timed searches chose events too rare for their fit
-# (seeds 0–2 at 20.5 s: 0.083 / 0.072 / 0.093, against 0.141 / 0.133 / 0.076 without the stretch).
-# So a timed estimate may end early (SVT3 at 20.5 s: in about 13 s). Sizing the fit by the time
+# A timed estimate's event is chosen for at most VERIFY_PER_FIT verification outputs per fitting
+# output (10/3: a pair at DP-Sniper's budget, 3·10^6 and 10^7 per side), however many the clock
+# lets its certification count: chosen for the stretched size, SVT3's timed searches chose events
+# too rare for their fit (seeds 0–2 at 20.5 s: 0.083 / 0.072 / 0.093, against 0.141 / 0.133 /
+# 0.076 without the stretch). Capping the certification there as well ended timed estimates at
+# 55–70% of their time (SVT6 at 5.8 s in 3.2–4.1 s, SVT3 at 20.5 s in about 13 s); counting on
+# until the deadline, DP-Sniper's fast rows (pair and three searches, 2026-11-26) ended at 90–95%
+# of it: ReportNoisyMax3 at 10.1 s 0.246–0.247 / 0.243 / 0.237 / 0.243–0.244 (two runs) →
+# 0.246–0.248 / 0.244–0.246 / 0.242–0.244 / 0.244–0.245 (three runs); Laplace at 14 s, its seed-1
+# search 0.098 → 0.099 (2.24·10^7 → 2.6·10^7 draws, the cap); SVT6 at 5.8 s, the pair 0.33–0.35
+# → 0.33–0.43 and the searches 0.08–0.32 → 0.18–0.26 (which pair a search settles on varies
+# most). Sizing the fit by the time
 # left at the last pilot's paces instead showed no gain on SVT6, ReportNoisyMax3 (seeds 0–4) or
 # SVT3 (0–2): pairs equal on average, some searches far lower (SVT3 seed 1: 0.123 -> 0.063, but
 # 0.222 in a rerun; a timed search's pair depends on the draws the clock allows).
@@ -475,14 +483,17 @@ def _certify(
     mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int, deadline: _Deadline | None,
 ) -> EpsilonEstimate:
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
-    rest certify it; with a `deadline`, the rest of `deadline.max_draws` (at most VERIFY_PER_FIT
-    per fitting output), drawn until the clock ends it (and at least 1,000 per side)."""
+    rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
+    ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
+    fitting output."""
     samples, verify, seconds = fit_samples(max_draws - PROBE_DRAWS), verification_samples(max_draws), None
+    selection = None
     if deadline is not None:
-        stretched = min((deadline.max_draws - PROBE_DRAWS) // 2 - samples, int(VERIFY_PER_FIT * samples))
-        verify, seconds = max(verify, stretched), max(deadline.at - time.perf_counter(), 1e-3)
+        selection = max(verify, int(VERIFY_PER_FIT * samples))
+        verify = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)
+        selection, seconds = min(selection, verify), max(deadline.at - time.perf_counter(), 1e-3)
         max_draws = PROBE_DRAWS + 2 * (samples + verify)
-    report = _audit(mechanism, domain, pair, 1, delta, samples, verify, beta, seed, max_draws, seconds)
+    report = _audit(mechanism, domain, pair, 1, delta, samples, verify, beta, seed, max_draws, seconds, selection)
     return EpsilonEstimate(
         epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=delta, beta=beta, pair=report.candidate,
         event=report.verification.event, draws=report.draws, seconds=report.seconds.get("total", 0.0),
@@ -518,15 +529,18 @@ def _estimation_tester():
     return HockeyStickTester(objective="epsilon", certificate="privacy_loss")
 
 
-def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None) -> AuditReport:
+def _audit(
+    mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None, selection=None,
+) -> AuditReport:
     """An audit of ε = 0 at `delta` with the ε objective and fixed sampling, certifying one
-    direction of the pair at the whole β: that certificate is the estimate."""
+    direction of the pair at the whole β: that certificate is the estimate. Its event is chosen
+    for `selection` held-out outputs per side when given (fewer than `verify`)."""
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
-    return audit(
-        mechanism, claim, domain, tester=_estimation_tester(), finder=finder, trials=trials,
-        samples=samples, verify_samples=verify, beta=beta, seed=seed, sampling="fixed", max_draws=max_draws,
-        max_seconds=max_seconds, verify_directions="one",
+    settings = AuditSettings.build(
+        tester=_estimation_tester(), finder=finder, trials=trials, samples=samples, verify_samples=verify, beta=beta,
+        seed=seed, sampling="fixed", max_draws=max_draws, max_seconds=max_seconds, verify_directions="one",
     )
+    return _Audit(mechanism, claim, domain, settings, selection_samples=selection).run()
 
 
 def enclosing_domain(pairs: list[DatasetPair]) -> Domain:

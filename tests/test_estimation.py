@@ -12,6 +12,7 @@ import pytest
 
 from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
+from dpfuzz import estimation
 from dpfuzz.cli import main
 from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws, smallest_budget
 
@@ -180,6 +181,31 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     assert f"note    {pilot_note}" in replace(timed, report=replace(timed.report, notes=(pilot_note,))).summary()
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
+
+
+def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
+    # Under a deadline the final certification draws until the clock ends it (here far away: up
+    # to the stretch of 2·10^6 draws), but its event is chosen for at most VERIFY_PER_FIT held-out
+    # outputs per fitting output: the event a certification of that size verifies, counted on more
+    # outputs. Chosen for the stretched size, the event is another (Gaussian tails: the larger the
+    # held-out sample, the rarer the tail worth certifying; SVT3's timed searches chose events too
+    # rare for their fit that way).
+    def gaussian_sum(dataset, num_samples, rng):
+        return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
+
+    pair = DatasetPair(np.array([0.0]), np.array([1.0]))
+    domain = enclosing_domain([pair])
+    far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
+    stretched = estimation._certify(gaussian_sum, domain, [pair], 0.0, 100_000, 0.05, 0, far).report
+    samples, verified = stretched.samples, stretched.verification.num_samples[0]
+    selection = int(estimation.VERIFY_PER_FIT * samples)
+    assert verified == (2_000_000 - estimation.PROBE_DRAWS) // 2 - samples > selection
+
+    def certification(verify):
+        draws = estimation.PROBE_DRAWS + 2 * (samples + verify)
+        return estimation._audit(gaussian_sum, domain, [pair], 1, 0.0, samples, verify, 0.05, 0, draws).verification.event
+
+    assert stretched.verification.event == certification(selection) != certification(verified)
 
 
 def slow_laplace_sum(dataset, num_samples, rng):  # about 3,000 draws/s, like a library's one value per call
