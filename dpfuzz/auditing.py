@@ -278,12 +278,13 @@ class _Audit:
 
     def __init__(
         self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings, progress=None,
-        selection_samples: int | None = None,
+        plan: Callable[[tuple], tuple[int, int, int | None]] | None = None,
     ):
         self.mechanism, self.claim, self.domain = mechanism, claim, domain
-        # the held-out size the verified event is chosen for, when below the verification's own
-        # (`estimate_epsilon` under a deadline: the verification draws on, its event stays one its fit supports)
-        self.selection_samples = selection_samples
+        # `estimate_epsilon`'s: given the probe's output shape, the fitting and verification
+        # outputs per side, and the held-out size the verified event is chosen for when below the
+        # verification's (under a deadline the verification draws on, its event one its fit supports)
+        self.plan, self.selection_samples = plan, None
         self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self.settings = replace(settings, seed=self.seed)
         self.adaptive = settings.sampling == "adaptive"
@@ -294,9 +295,12 @@ class _Audit:
         self.progress = progress or (lambda text: None)
 
     def run(self) -> AuditReport:
-        settings = self.settings
         finder_seed, trial_seed, verify_seed, probe_seed, reverse_seed = np.random.SeedSequence(self.seed).spawn(5)
         probe = self._probe(probe_seed)
+        if self.plan is not None:
+            samples, verify, self.selection_samples = self.plan(probe.samples.shape[1:])
+            self.settings = replace(self.settings, samples=samples, verify_samples=verify)
+        settings = self.settings
         self.tester = make_tester(settings.tester, self.claim, probe.samples)
         if settings.arithmetic == "float" and self.tester.name != "float_bits":
             from dpfuzz.testers.either import EitherTester

@@ -5,7 +5,8 @@ hockey-stick tester's ``objective="epsilon"``, which ranks events by the ε lowe
 certify, and ``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy
 loss). On one pair, most of the budget goes to the one final certification (at least 60%; events
 are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up to 10^7 beyond
-1.2·10^8 draws), because the estimate is the certified bound of that one test. Several pairs (a
+1.2·10^8 draws; outputs of one number per draw on at most 10^6, 1/13 of the outputs up to 10^7
+beyond 2.6·10^7 draws), because the estimate is the certified bound of that one test. Several pairs (a
 searched `Domain`, or a list) are estimated in two stages: a search audit spends SEARCH_SHARE of
 the draws on all pairs alike (fixed sampling; unlike a refutation audit it does not stop at the
 first violating pair) and picks the pair whose held-out bound is largest (with one count moved
@@ -74,6 +75,15 @@ MAX_FIT_SAMPLES = 3_000_000
 # scores of that output ranged 0.066–0.118 over seeds 2–6); with 10^7 it was that output alone.
 LARGE_FIT_SHARE = 0.05
 LARGEST_FIT_SAMPLES = 10_000_000
+# Scalar outputs (one number per draw) fit a threshold or an interval: at most 10^6 outputs per
+# side, or 1/13 of the outputs per side where that is more (at 2.6·10^7 draws, 10^6 of 1.3·10^7),
+# the rest certify. On DP-Sniper's pairs at 2.6·10^7 draws, seeds 0–7, against 3·10^6: Laplace
+# 0.0993 → 0.0995 (smallest 0.0985 → 0.0992) in 6.6 → 2.3 s, ReportNoisyMax3 0.2472 → 0.2469
+# (smallest 0.2396 → 0.2405) in 11.2 → 6.7 s; with 5·10^5 both fell (0.0985, 0.2457). Lucky far
+# tails are what a smaller fit risks: ReportNoisyMax3 seed 4 with 10^6 chose x > 277 (40 and 29
+# of 1.2·10^7 outputs, certified 0) until 1-D tails were scored as a peeled family (`events`).
+SCALAR_FIT_SAMPLES = 1_000_000
+SCALAR_FIT_SHARE = 1 / 13
 DEFAULT_MAX_DRAWS = 4_000_000
 PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe comes first
 # A time-budgeted estimate: pilots from PILOT_FACTOR times the smallest budget, growing by
@@ -255,7 +265,7 @@ def estimate_epsilon(
     bounds all mechanism outputs: at least 60% of it (with several pairs, of what the search
     leaves: about half) goes to the final certification, and each pair's event is fitted and
     selected on at most 3·10^6 outputs per side (beyond 1.2·10^8 draws on one pair, on 5% of
-    them, up to 10^7). `max_seconds`
+    them, up to 10^7; outputs of one number per draw on at most 10^6 or 1/13 of them). `max_seconds`
     bounds the time instead (`max_draws`, if given, stays a ceiling): pilot estimates measure
     the pace (none for a mechanism so slow that drawing one pilot's outputs would take 15% of the
     time: it is planned at its own pace), the estimate's fit and search get the draws half the time
@@ -486,14 +496,19 @@ def _certify(
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
     fitting output."""
-    samples, verify, seconds = fit_samples(max_draws - PROBE_DRAWS), verification_samples(max_draws), None
-    selection = None
-    if deadline is not None:
-        selection = max(verify, int(VERIFY_PER_FIT * samples))
-        verify = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)
-        selection, seconds = min(selection, verify), max(deadline.at - time.perf_counter(), 1e-3)
-        max_draws = PROBE_DRAWS + 2 * (samples + verify)
-    report = _audit(mechanism, domain, pair, 1, delta, samples, verify, beta, seed, max_draws, seconds, selection)
+    seconds = None if deadline is None else max(deadline.at - time.perf_counter(), 1e-3)
+
+    def plan(output_shape: tuple) -> tuple[int, int, int | None]:
+        scalar = int(np.prod(output_shape)) == 1
+        samples, verify = fit_samples(max_draws - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
+        if deadline is None:
+            return samples, verify, None
+        stretched = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)
+        return samples, stretched, min(max(verify, int(VERIFY_PER_FIT * samples)), stretched)
+
+    cap = max_draws if deadline is None else max(max_draws, deadline.max_draws)  # however many fit the event
+    samples, verify = fit_samples(max_draws - PROBE_DRAWS), verification_samples(max_draws)  # until the probe
+    report = _audit(mechanism, domain, pair, 1, delta, samples, verify, beta, seed, cap, seconds, plan)
     return EpsilonEstimate(
         epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=delta, beta=beta, pair=report.candidate,
         event=report.verification.event, draws=report.draws, seconds=report.seconds.get("total", 0.0),
@@ -501,11 +516,14 @@ def _certify(
     )
 
 
-def fit_samples(budget: int) -> int:
+def fit_samples(budget: int, scalar: bool = False) -> int:
     """Outputs per side that fit and select one pair's event out of `budget` draws: 40% of them,
-    at most MAX_FIT_SAMPLES, or LARGE_FIT_SHARE of them up to LARGEST_FIT_SAMPLES where that is more."""
-    large = min(int(LARGE_FIT_SHARE * budget / 2), LARGEST_FIT_SAMPLES)
-    return min(int((1 - VERIFY_SHARE) * budget / 2), max(MAX_FIT_SAMPLES, large))
+    at most MAX_FIT_SAMPLES, or LARGE_FIT_SHARE of them up to LARGEST_FIT_SAMPLES where that is
+    more; of `scalar` outputs at most SCALAR_FIT_SAMPLES, or SCALAR_FIT_SHARE of them up to
+    LARGEST_FIT_SAMPLES where that is more."""
+    share, least = (SCALAR_FIT_SHARE, SCALAR_FIT_SAMPLES) if scalar else (LARGE_FIT_SHARE, MAX_FIT_SAMPLES)
+    large = min(int(share * budget / 2), LARGEST_FIT_SAMPLES)
+    return min(int((1 - VERIFY_SHARE) * budget / 2), max(least, large))
 
 
 def search_plan(max_draws: int, trials: int) -> tuple[int, int]:
@@ -515,10 +533,10 @@ def search_plan(max_draws: int, trials: int) -> tuple[int, int]:
     return samples, PROBE_DRAWS + 2 * trials * samples + 2 * SEARCH_VERIFY
 
 
-def verification_samples(draws: int) -> int:
+def verification_samples(draws: int, scalar: bool = False) -> int:
     """Outputs per side of the final certification of one pair out of `draws` (without a deadline)."""
     budget = draws - PROBE_DRAWS
-    return (budget - 2 * fit_samples(budget)) // 2
+    return (budget - 2 * fit_samples(budget, scalar)) // 2
 
 
 def _estimation_tester():
@@ -529,18 +547,16 @@ def _estimation_tester():
     return HockeyStickTester(objective="epsilon", certificate="privacy_loss")
 
 
-def _audit(
-    mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None, selection=None,
-) -> AuditReport:
+def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None, plan=None) -> AuditReport:
     """An audit of ε = 0 at `delta` with the ε objective and fixed sampling, certifying one
-    direction of the pair at the whole β: that certificate is the estimate. Its event is chosen
-    for `selection` held-out outputs per side when given (fewer than `verify`)."""
+    direction of the pair at the whole β: that certificate is the estimate. A `plan` resizes
+    `samples` and `verify` once the audit's probe has seen the outputs' shape (`_certify`)."""
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     settings = AuditSettings.build(
         tester=_estimation_tester(), finder=finder, trials=trials, samples=samples, verify_samples=verify, beta=beta,
         seed=seed, sampling="fixed", max_draws=max_draws, max_seconds=max_seconds, verify_directions="one",
     )
-    return _Audit(mechanism, claim, domain, settings, selection_samples=selection).run()
+    return _Audit(mechanism, claim, domain, settings, plan=plan).run()
 
 
 def enclosing_domain(pairs: list[DatasetPair]) -> Domain:

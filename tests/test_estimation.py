@@ -317,3 +317,23 @@ def test_one_pair_fits_its_event_on_40_percent_up_to_3e6_per_side_then_on_5_perc
     assert fit_samples(120_000_000) == 3_000_000
     assert fit_samples(200_000_000) == 5_000_000
     assert fit_samples(1_000_000_000) == 10_000_000
+    # Scalar outputs: 40%, at most 10^6 per side, then 1/13 of the outputs per side up to 10^7.
+    assert fit_samples(1_000_000, scalar=True) == 200_000
+    assert fit_samples(26_000_000, scalar=True) == 1_000_000
+    assert fit_samples(130_000_000, scalar=True) == 5_000_000
+    assert fit_samples(1_000_000_000, scalar=True) == 10_000_000
+
+
+def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
+    # The audit's probe shows the outputs' shape before the fit is drawn: a scalar mechanism's
+    # estimate fits on fit_samples(..., scalar=True) and certifies on the rest of the same draws.
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    def twice(dataset, num_samples, rng):  # the same release in two columns: a vector output
+        return laplace_sum(dataset, num_samples, rng)[:, None].repeat(2, axis=1)
+
+    scalar = estimate_epsilon(laplace_sum, pair, max_draws=6_000_000, seed=0).report
+    vector = estimate_epsilon(twice, pair, max_draws=6_000_000, seed=0).report
+    budget = 6_000_000 - estimation.PROBE_DRAWS
+    assert scalar.samples == fit_samples(budget, scalar=True) == 1_000_000 < vector.samples == fit_samples(budget)
+    assert scalar.verification.num_samples[0] == (budget - 2 * scalar.samples) // 2 == estimation.verification_samples(6_000_000, True)
+    assert scalar.draws <= 6_000_000 and vector.draws <= 6_000_000
