@@ -234,6 +234,7 @@ def test_pilots_are_planned_on_the_time_the_setup_left():
     # imports) leaves nothing of a 2 s budget for pilots: the estimate is the smallest one
     # (6,064 draws, fewer where the clock ends its certification early), drawn at once. Pilots
     # planned on the whole 2 s ran past the deadline (measured: three, up to 194,048 draws, 2.29 s).
+    # The setup alone overruns the 2 s, and the estimate's notes say so and how long it took.
     class SlowStart:
         def __init__(self):
             self.started = False
@@ -247,6 +248,8 @@ def test_pilots_are_planned_on_the_time_the_setup_left():
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     estimate = estimate_epsilon(SlowStart(), pair, max_seconds=2.0, seed=0)
     assert estimate.draws <= smallest_budget(1) and estimate.seconds < 2.5
+    overrun = re.search(r"the call took ([\d.]+) s, over max_seconds=2: ([\d.]+) s of it was setup", estimate.summary())
+    assert overrun and float(overrun[1]) >= float(overrun[2]) >= 2.0
 
 
 def test_a_search_without_evidence_takes_the_first_classic_pair():
