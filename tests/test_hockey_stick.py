@@ -433,7 +433,8 @@ def test_smoothed_monotone_steps_score_near_their_patterns_ratio():
     # truth (seeds 0–7, 2·10^4 outputs per side). With 1,000 pseudo-rows each at the pattern's own
     # ratio they stayed within 0.072 (the pattern's ratio itself has a standard error of about
     # 0.02 here); 0.15 leaves room for other seeds and is far below the unsmoothed spread.
-    from dpfuzz.testers.models import MonotonePatternScore, negated, score_variants
+    from dpfuzz.testers.events import Interval
+    from dpfuzz.testers.models import ModelScore, MonotonePatternScore, negated, score_variants
 
     rng = np.random.default_rng(5)
     p, q = _mixed_pair(rng, 20_000)
@@ -445,6 +446,9 @@ def test_smoothed_monotone_steps_score_near_their_patterns_ratio():
     assert len(raw.steps_[1][1]) > 3 and np.max(np.abs(raw.steps_[1][1] - truth)) > 1.0
     assert np.max(np.abs(smoothed.steps_[1][1] - truth)) < 0.15
     np.testing.assert_allclose(model.smoothed(0.0).steps_[0][1], raw.steps_[0][1])
+    wide = Interval(-np.inf, np.inf)  # the event's description says which copy scored it
+    assert "smoothed by 1,000 pseudo-rows" in ModelScore(smoothed).describe(wide)
+    assert "smoothed" not in ModelScore(raw).describe(wide)
     # Smoothing is symmetric in the labels, so the reverse direction's copy is the negation.
     for (_, reversed_scores), (_, scores) in zip(negated(model).smoothed(1_000).steps_, smoothed.steps_):
         np.testing.assert_allclose(reversed_scores, -scores)

@@ -373,7 +373,8 @@ class ModelScore:
         more = len(cells) - len(shown)
         listing = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
         unseen = " or an output pattern not seen in training" if interval.contains(np.zeros(1))[0] else ""
-        return f"output in {{{listing}}}{unseen} (monotone pattern score: {interval.describe('score')})"
+        smoothed = f", smoothed by {self.model.prior_rows:,.0f} pseudo-rows" if self.model.prior_rows else ""
+        return f"output in {{{listing}}}{unseen} (monotone pattern score{smoothed}: {interval.describe('score')})"
 
     def _describe_patterns(self, interval: Interval) -> str:
         inside = interval.contains(self.model.scores_)
