@@ -219,8 +219,9 @@ class AuditReport:
             lines.append(f"  power             {self.power_text()}")
         looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
         lines += [
-            f"  draws             {self.draws:,} outputs: {len(search)} trial{'s' if len(search) != 1 else ''} searched, "
-            f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s",
+            f"  draws             {self.draws:,} outputs: "
+            + (f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, " if search else f"one pair fitted on {self.samples:,} per side, ")
+            + f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s",
             f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}",
         ]
         if self.reproduce:

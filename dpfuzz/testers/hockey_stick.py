@@ -112,7 +112,7 @@ class HockeyStickTester(Tester):
         Candidates are ranked by the bound they would certify on `eval_size` held-out samples
         per side (default: as many as the training samples), predicted with Wilson bounds.
         """
-        return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0]
+        return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0][0]
 
     def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
         """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
@@ -121,14 +121,23 @@ class HockeyStickTester(Tester):
         subclass that overrides `fit` (e.g. `HistogramTester`) gets its `fit` once per direction."""
         if type(self).fit is not HockeyStickTester.fit:
             return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
-        return tuple(self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
+        return tuple(event for event, _ in self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
+
+    def fit_oriented(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> tuple[ScoreEvent, bool]:
+        """Of the two events `fit_both` chooses, the one whose selection value (the bound its
+        training counts predict on `eval_size` held-out outputs per side) is larger, and whether
+        it is the event for (P, Q) = (train1, train0): one pair oriented and its event chosen in
+        one fit on all the training samples (`auditing._Audit._fit_oriented`)."""
+        (forward, forward_value), (backward, backward_value) = self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True)
+        return (backward, True) if backward_value > forward_value else (forward, False)
 
     def features(self, samples: np.ndarray) -> np.ndarray:
         """The outputs as the tester scores them (here: as they are)."""
         return samples
 
-    def _fit_events(self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool) -> list[ScoreEvent]:
-        """The fitted event for (train0, train1), and with `both` for (train1, train0) after it."""
+    def _fit_events(self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool) -> list[tuple[ScoreEvent, float]]:
+        """The fitted event for (train0, train1), and with `both` for (train1, train0) after it,
+        each with its selection value."""
         self.check_claim(claim)
         beta = check_beta(beta)
         x0, x1 = paired_matrices(self.features(train0), self.features(train1))
@@ -138,11 +147,11 @@ class HockeyStickTester(Tester):
             objective = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
             x_p, x_q = x0[:, 0], x1[:, 0]
             fitted = best_intervals_both(x_p, x_q, objective, gammas) if both else [best_interval(x_p, x_q, objective, gammas)]
-            events = [ScoreEvent(OutputValue(), interval) for interval, _ in fitted]
+            events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
         else:
             objective = self._selection_objective(claim, beta, eval_size)
             events = self._fit_scored_events(x0, x1, objective, gammas, rng, both)
-        return [self.choose_epsilon(event, p, q, claim, beta, eval_size) for event, (p, q) in zip(events, directions)]
+        return [(self.choose_epsilon(event, p, q, claim, beta, eval_size), value) for (event, value), (p, q) in zip(events, directions)]
 
     def gammas(self, claim: Claim) -> list[float]:
         """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
@@ -165,7 +174,7 @@ class HockeyStickTester(Tester):
         """How an output pattern is shown in event descriptions (None: the row itself)."""
         return None
 
-    def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[ScoreEvent]:
+    def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
         model and its score interval are chosen on the other half, by the same objective. With
         `both`, also the event for (x1, x0), from the same fits where a model allows it."""
@@ -195,7 +204,7 @@ class HockeyStickTester(Tester):
                     interval, value = best_interval(scores_p, scores_q, objective, gammas)
                     if best[index][1] is None or value > best[index][0]:
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
-        return [event for _, event in best]
+        return [(event, value) for value, event in best]
 
     @staticmethod
     def _fitted(model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
