@@ -91,7 +91,7 @@ def test_one_pair_is_oriented_and_its_event_chosen_in_one_fit():
     # at most 1 − ln 0.98. Both directions' events are fitted once on all the fitting outputs, and
     # the direction whose event predicts the larger bound is certified with that event.
     from dpfuzz.claims import PureDP
-    from dpfuzz.testers import HockeyStickTester
+    from dpfuzz.testers import HistogramTester, HockeyStickTester
 
     def outlier_sum(dataset, num_samples, rng):
         values = dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
@@ -105,6 +105,7 @@ def test_one_pair_is_oriented_and_its_event_chosen_in_one_fit():
     x0, x1 = outlier_sum(pair.d0, 20_000, rng), outlier_sum(pair.d1, 20_000, rng)
     tester, claim = HockeyStickTester(objective="epsilon"), PureDP(0.0)
     event, backward = tester.fit_oriented(x0, x1, claim, 0.05, rng, eval_size=50_000)
+    assert tester.can_fit_oriented and not HistogramTester().can_fit_oriented
     assert backward and event.interval == tester.fit_both(x0, x1, claim, 0.05, rng, eval_size=50_000)[1].interval
 
 

@@ -123,6 +123,12 @@ class HockeyStickTester(Tester):
             return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
         return tuple(event for event, _ in self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
 
+    @property
+    def can_fit_oriented(self) -> bool:
+        """Whether `fit_oriented` chooses what this tester's `fit` would (not in a subclass that
+        overrides `fit`, e.g. `HistogramTester`)."""
+        return type(self).fit is HockeyStickTester.fit
+
     def fit_oriented(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> tuple[ScoreEvent, bool]:
         """Of the two events `fit_both` chooses, the one whose selection value (the bound its
         training counts predict on `eval_size` held-out outputs per side) is larger, and whether
