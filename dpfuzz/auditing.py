@@ -433,7 +433,7 @@ class _Audit:
         settings = self.settings
         return (
             settings.trials == 1 and not self.adaptive and self._directions() == 1
-            and isinstance(settings.finder, (list, tuple)) and getattr(self.tester, "can_fit_oriented", False)
+            and isinstance(settings.finder, (list, tuple)) and getattr(self.tester, "shares_fits", False)
         )
 
     def _fit_oriented(self, candidate: _Candidate) -> None:

@@ -105,7 +105,7 @@ def test_one_pair_is_oriented_and_its_event_chosen_in_one_fit():
     x0, x1 = outlier_sum(pair.d0, 20_000, rng), outlier_sum(pair.d1, 20_000, rng)
     tester, claim = HockeyStickTester(objective="epsilon"), PureDP(0.0)
     event, backward = tester.fit_oriented(x0, x1, claim, 0.05, rng, eval_size=50_000)
-    assert tester.can_fit_oriented and not HistogramTester().can_fit_oriented
+    assert tester.shares_fits and not HistogramTester().shares_fits
     assert backward and event.interval == tester.fit_both(x0, x1, claim, 0.05, rng, eval_size=50_000)[1].interval
 
 

@@ -119,13 +119,14 @@ class HockeyStickTester(Tester):
         one fit of each scoring model: a model fitted with the labels swapped scores minus what
         it scored (`models.negated`), so only models without that symmetry are fitted twice. A
         subclass that overrides `fit` (e.g. `HistogramTester`) gets its `fit` once per direction."""
-        if type(self).fit is not HockeyStickTester.fit:
+        if not self.shares_fits:
             return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
         return tuple(event for event, _ in self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
 
     @property
-    def can_fit_oriented(self) -> bool:
-        """Whether `fit_oriented` chooses what this tester's `fit` would (not in a subclass that
+    def shares_fits(self) -> bool:
+        """Whether `fit` is this class's own, so that `fit_both` shares each model's fit between
+        the two directions and `fit_oriented` chooses what `fit` would (not in a subclass that
         overrides `fit`, e.g. `HistogramTester`)."""
         return type(self).fit is HockeyStickTester.fit
 

@@ -87,7 +87,7 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         positive = labels == 1
         self.totals_ = weights[positive].sum(), weights[~positive].sum()
         self.counts_ = [self._steps(values[rows], labels[rows], weights[rows]) for rows in _groups(inverse, len(self.keys_))]
-        self.steps_ = [(edges, self._step_scores(counts_p, counts_q)) for edges, counts_p, counts_q in self.counts_]
+        self.steps_ = self._scored_steps()
         self.classes_ = np.array([0, 1])
         return self
 
@@ -95,7 +95,7 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         """A copy of this fitted model whose steps are scored with `prior_rows` pseudo-rows."""
         copied = copy.copy(self)
         copied.prior_rows = prior_rows
-        copied.steps_ = [(edges, copied._step_scores(counts_p, counts_q)) for edges, counts_p, counts_q in self.counts_]
+        copied.steps_ = copied._scored_steps()
         return copied
 
     def _split(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +123,10 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         counts_p = np.bincount(step[positive], weights[positive], minlength=step[-1] + 1)
         counts_q = np.bincount(step[~positive], weights[~positive], minlength=step[-1] + 1)
         return edges, counts_p, counts_q
+
+    def _scored_steps(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(edges, scores) of each pattern's steps, from their counts and `prior_rows`."""
+        return [(edges, self._step_scores(counts_p, counts_q)) for edges, counts_p, counts_q in self.counts_]
 
     def _step_scores(self, counts_p: np.ndarray, counts_q: np.ndarray) -> np.ndarray:
         """One pattern's step log-ratios from ½-smoothed counts, plus `prior_rows` pseudo-rows split
