@@ -55,6 +55,9 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # 0.205/0.209/0.213 to 0.238/0.260/0.279. Half rather than a quarter (benchmarks/search_share.py,
 # 2.6·10^7 draws, seeds 0–2): the smallest bound rose for SVT4 0.104 → 0.143, SVT3 0.171 → 0.180,
 # Laplace 0.095 → 0.099, SVT1/SVT2 0.039 → 0.042/0.044, with SVT6's mean 0.336 → 0.295 the cost.
+# Rerun after one pair was oriented in one fit (2026-11-27): the smallest rose for SVT4 0.106 →
+# 0.153, Laplace 0.095 → 0.099 and SVT2 0.024 → 0.038, and SVT6's mean 0.328 → 0.361, with SVT3's
+# smallest 0.183 → 0.145 the cost.
 # Racing the pairs instead (all from cap/8, the better half doubling, on 25% of the draws; seeds
 # 0–2): Laplace 0.0984–0.0995 → 0.0991–0.0995, ReportNoisyMax3 0.239–0.248 → 0.240–0.247, SVT4's
 # smallest 0.148 → 0.162, but SVT3's 0.186 → 0.174 (0.174 again on 35%); not adopted. Fitting

@@ -162,6 +162,33 @@ def test_far_tails_of_1d_outputs_do_not_win_on_training_luck():
     assert peeled_far == 0 and uncorrected_far >= 1
 
 
+@pytest.mark.slow
+def test_far_tails_of_vector_outputs_do_not_win_on_training_luck():
+    # The same law beside a pattern column (20 patterns, equally likely on both sides): scored
+    # by the fitted monotone steps, every upper tail has ratio e^0.1 at most, so a far event wins
+    # only on luck. Vector outputs' tails are predicted at the training margin z(β/2) (1.96 here);
+    # at z = 1 (the margins of β = 0.317) 18 of 40 seeds chose an event of P-mass under 10^-3,
+    # so 30 seeds show the failure; at β the smallest P-mass over 40 seeds was 0.13.
+    from scipy import special
+
+    tester, claim, fresh_rng = HockeyStickTester(objective="epsilon"), PureDP(0.0), np.random.default_rng(10**6)
+
+    def draw(rng, shift, n):
+        return np.column_stack([rng.integers(0, 20, n).astype(float), shift + rng.laplace(0.0, 10.0, n)])
+
+    fresh, lighter = draw(fresh_rng, 1.0, 1_000_000), 2 * special.ndtr(-1.0)
+
+    def far_events(beta: float) -> int:
+        far = 0
+        for seed in range(30):
+            rng = np.random.default_rng(seed)
+            event = tester.fit(draw(rng, 1.0, 40_000), draw(rng, 0.0, 40_000), claim, beta, rng, eval_size=400_000)
+            far += event.count(fresh) < 1_000
+        return far
+
+    assert far_events(BETA) == 0 and far_events(lighter) >= 1
+
+
 def test_epsilon_objective_keeps_a_small_effect_when_no_bound_is_predicted_positive():
     # Bernoulli(0.06) against Bernoulli(0.05): only the output 1 has P > Q (ln 1.2 = 0.18). On
     # 4,000 training samples per side the pessimistic prediction of every event's held-out bound
