@@ -276,10 +276,10 @@ class _Audit:
 
     def __init__(
         self, mechanism: Mechanism, claim: Claim, domain: Domain, settings: AuditSettings, progress=None,
-        plan: Callable[[tuple], tuple[int, int, int | None]] | None = None,
+        plan: Callable[[np.ndarray], tuple[int, int, int | None]] | None = None,
     ):
         self.mechanism, self.claim, self.domain = mechanism, claim, domain
-        # `estimate_epsilon`'s: given the probe's output shape, the fitting and verification
+        # `estimate_epsilon`'s: given the probe's outputs, the fitting and verification
         # outputs per side, and the held-out size the verified event is chosen for when below the
         # verification's (under a deadline the verification draws on, its event one its fit supports)
         self.plan, self.selection_samples = plan, None
@@ -296,7 +296,7 @@ class _Audit:
         finder_seed, trial_seed, verify_seed, probe_seed, reverse_seed = np.random.SeedSequence(self.seed).spawn(5)
         probe = self._probe(probe_seed)
         if self.plan is not None:
-            samples, verify, self.selection_samples = self.plan(probe.samples.shape[1:])
+            samples, verify, self.selection_samples = self.plan(probe.samples)
             self.settings = replace(self.settings, samples=samples, verify_samples=verify)
         settings = self.settings
         self.tester = make_tester(settings.tester, self.claim, probe.samples)

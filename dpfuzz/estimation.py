@@ -18,7 +18,8 @@ the pair and event selected on other samples), so
 
 With a time budget (`max_seconds`) the mechanism's own pace is measured first (a few draws);
 then pilot estimates of growing size time the whole pipeline, the main estimate's fit and search
-are planned for half the remaining time at their pace, and its final certification draws fresh
+are planned for half the remaining time at their pace (after a search, a pair of discrete outputs
+is fitted as if it had been the only one: DISCRETE_FIT), and its final certification draws fresh
 outputs until the deadline. A mechanism too slow for a pilot (one value per call, as libraries
 release them) is planned at its own pace without pilots. Only one estimate is reported, the
 main one (or the last pilot's, when there is no time for one twice its size), its draws chosen
@@ -104,6 +105,14 @@ PROBE_DRAWS = 2 * REPRODUCIBILITY_SAMPLES + PROBE_SAMPLES  # the audit's probe c
 # 0.7 4 of 32 timed estimates overran by up to 1.5×. Its final
 # certification then draws until the deadline, up to VERIFY_STRETCH times the draws the whole
 # time left affords at the pilots' pace (counting outputs costs less per draw than fitting).
+# A timed search among pairs is thus 15–40% of the time (ReportNoisyMax4 at 3.7 s: 0.5–0.7 s, on
+# 3–8·10^4 outputs per side of each pair). Planning it on twice the draws, the chosen pair's fit
+# unchanged (2026-11-27, a tenth of DP-Sniper's seconds, seeds 0–5 × 3 runs): SVT6's mean 0.243
+# → 0.256 (smallest 0.123 → 0.210), SVT3's 0.119 → 0.125 with two runs certifying 0 (its search
+# took 11 of 18 s, leaving 5·10^6 draws to certify: the pilots' pace understates a larger search's
+# fits); seeds 0–2: ReportNoisyMax4 (one number per draw) 8 → 9 of 9 runs at least DP-Sniper's,
+# ReportNoisyMax3 7 → 4 and Laplace 9 → 8 of 9 (no draws cap), SVT4, SVT5 and NoisyHist2 above it. Not
+# adopted; a search planned by its own measured seconds might keep the gain without the zeros.
 PILOT_FACTOR = 2
 PILOT_GROWTH = 4
 PILOT_SHARE = 0.15
@@ -138,6 +147,16 @@ DRAWN_SHARE = 0.8
 # SVT3 (0–2): pairs equal on average, some searches far lower (SVT3 seed 1: 0.123 -> 0.063, but
 # 0.222 in a rerun; a timed search's pair depends on the draws the clock allows).
 VERIFY_PER_FIT = 10 / 3
+# DISCRETE_FIT: a timed search's chosen pair, when its outputs are discrete (`is_discrete`: its
+# models fitted on the distinct rows, in milliseconds whatever the sample), is fitted as a timed
+# estimate of that pair alone would be (`fit_samples` of the draws the fit and search are planned
+# for), not on what the search leaves: its certification draws until the deadline either way, so
+# the larger fit costs its draws and their sorting, little of the time. SVT6's chosen pair had been fitted on 2.4·10^5 outputs per
+# side at 5.8 s, where its best event (one ⊤-pattern, p ≈ 6·10^-4) holds about 130; at a tenth of
+# DP-Sniper's seconds, two runs each (2026-11-27): SVT6's mean 0.256 → 0.284 (seeds 0–5; smallest
+# 0.096 → 0.243), SVT4's 0.154 → 0.163 (seeds 0–2, larger in every run), SVT5 above DP-Sniper's
+# either way. Not for other outputs, whose fit's time grows with its size: SVT3's mean fell 0.160
+# → 0.137 (seeds 0–5); ReportNoisyMax4's rose 4.74 → 5.68, above DP-Sniper's 0.342 either way.
 DEADLINE_SHARE = 0.95
 REPORT_SECONDS = 0.25
 
@@ -469,7 +488,8 @@ def _estimate(
     if deadline is not None:
         deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
     chosen = _certify(
-        mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed, deadline
+        mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed, deadline,
+        fit_draws=None if deadline is None else max_draws,
     )
     return replace(
         chosen, draws=search.draws + chosen.draws, seconds=time.perf_counter() - started, seed=seed, search=search
@@ -511,17 +531,23 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
 
 
 def _certify(
-    mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int, deadline: _Deadline | None,
+    mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int,
+    deadline: _Deadline | None, fit_draws: int | None = None,
 ) -> EpsilonEstimate:
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
-    fitting output."""
+    fitting output. Discrete outputs' event is fitted on `fit_samples` of `fit_draws` where given
+    (DISCRETE_FIT)."""
+    from dpfuzz.testers.base import as_feature_matrix
+    from dpfuzz.testers.models import is_discrete
+
     seconds = None if deadline is None else max(deadline.at - time.perf_counter(), 1e-3)
 
-    def plan(output_shape: tuple) -> tuple[int, int, int | None]:
-        scalar = int(np.prod(output_shape)) == 1
-        samples, verify = fit_samples(max_draws - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
+    def plan(probe: np.ndarray) -> tuple[int, int, int | None]:
+        scalar = int(np.prod(probe.shape[1:])) == 1
+        fitted = fit_draws if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")) else max_draws
+        samples, verify = fit_samples(fitted - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
         if deadline is None:
             return samples, verify, None
         stretched = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)

@@ -234,6 +234,27 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     assert stretched.verification.event == certification(selection) != certification(verified)
 
 
+def test_a_timed_search_fits_a_discrete_pairs_event_as_an_estimate_of_that_pair_alone_would():
+    # `fit_draws` (a timed search's planned draws) sizes the chosen pair's fit when its outputs are
+    # discrete (fitted on their distinct rows), and only then: a Gaussian sum's fit is sized by
+    # what the search left (`max_draws`), as without a deadline.
+    def noisy_bits(dataset, num_samples, rng):  # randomized response on each of 3 bits
+        flips = rng.random((num_samples, 3)) < 0.3
+        return (flips ^ (np.asarray(dataset, dtype=float) > 0)).astype(np.int8)
+
+    def gaussian_sum(dataset, num_samples, rng):
+        return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
+
+    far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
+    for mechanism, pair, fitted in (
+        (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), 400_000),
+        (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
+    ):
+        domain = enclosing_domain([pair])
+        report = estimation._certify(mechanism, domain, [pair], 0.0, 100_000, 0.05, 3, far, fit_draws=400_000).report
+        assert report.samples == fit_samples(fitted - estimation.PROBE_DRAWS, scalar=mechanism is gaussian_sum)
+
+
 def slow_laplace_sum(dataset, num_samples, rng):  # about 3,000 draws/s, like a library's one value per call
     time.sleep(num_samples / 3_000)
     return laplace_sum(dataset, num_samples, rng)
