@@ -537,8 +537,8 @@ def _certify(
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
-    fitting output. Discrete outputs' event is fitted on `fit_samples` of `fit_draws` where given
-    (DISCRETE_FIT)."""
+    fitting output. With a deadline, discrete outputs' event is fitted on `fit_samples` of
+    `fit_draws` where given, as far as `deadline.max_draws` allows (DISCRETE_FIT)."""
     from dpfuzz.testers.base import as_feature_matrix
     from dpfuzz.testers.models import is_discrete
 
@@ -546,10 +546,12 @@ def _certify(
 
     def plan(probe: np.ndarray) -> tuple[int, int, int | None]:
         scalar = int(np.prod(probe.shape[1:])) == 1
-        fitted = fit_draws if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")) else max_draws
-        samples, verify = fit_samples(fitted - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
+        samples, verify = fit_samples(max_draws - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
         if deadline is None:
             return samples, verify, None
+        if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")):  # within the deadline's draws
+            room = (deadline.max_draws - PROBE_DRAWS) // 2 - verify
+            samples = max(samples, min(fit_samples(fit_draws - PROBE_DRAWS, scalar), room))
         stretched = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)
         return samples, stretched, min(max(verify, int(VERIFY_PER_FIT * samples)), stretched)
 

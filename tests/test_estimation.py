@@ -253,6 +253,11 @@ def test_a_timed_search_fits_a_discrete_pairs_event_as_an_estimate_of_that_pair_
         domain = enclosing_domain([pair])
         report = estimation._certify(mechanism, domain, [pair], 0.0, 100_000, 0.05, 3, far, fit_draws=400_000).report
         assert report.samples == fit_samples(fitted - estimation.PROBE_DRAWS, scalar=mechanism is gaussian_sum)
+    # the deadline's draws (what a `max_draws` ceiling left) bound the larger fit too
+    pair, tight = DatasetPair(np.zeros(3), np.ones(3)), replace(far, max_draws=120_000)
+    report = estimation._certify(noisy_bits, enclosing_domain([pair]), [pair], 0.0, 100_000, 0.05, 3, tight, fit_draws=400_000).report
+    assert fit_samples(100_000 - estimation.PROBE_DRAWS) < report.samples < fit_samples(400_000 - estimation.PROBE_DRAWS)
+    assert report.draws <= 120_000
 
 
 def slow_laplace_sum(dataset, num_samples, rng):  # about 3,000 draws/s, like a library's one value per call
