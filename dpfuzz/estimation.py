@@ -151,12 +151,13 @@ VERIFY_PER_FIT = 10 / 3
 # models fitted on the distinct rows, in milliseconds whatever the sample), is fitted as a timed
 # estimate of that pair alone would be (`fit_samples` of the draws the fit and search are planned
 # for), not on what the search leaves: its certification draws until the deadline either way, so
-# the larger fit costs its draws and their sorting, little of the time. SVT6's chosen pair had been fitted on 2.4·10^5 outputs per
-# side at 5.8 s, where its best event (one ⊤-pattern, p ≈ 6·10^-4) holds about 130; at a tenth of
-# DP-Sniper's seconds, two runs each (2026-11-27): SVT6's mean 0.256 → 0.284 (seeds 0–5; smallest
-# 0.096 → 0.243), SVT4's 0.154 → 0.163 (seeds 0–2, larger in every run), SVT5 above DP-Sniper's
-# either way. Not for other outputs, whose fit's time grows with its size: SVT3's mean fell 0.160
-# → 0.137 (seeds 0–5); ReportNoisyMax4's rose 4.74 → 5.68, above DP-Sniper's 0.342 either way.
+# the larger fit costs its draws and their sorting, little of the time. SVT6's chosen pair had
+# been fitted on 2.4·10^5 outputs per side at 5.8 s, where its best event (one ⊤-pattern,
+# p ≈ 6·10^-4) holds about 130; at a tenth of DP-Sniper's seconds, two runs each (2026-11-27):
+# SVT6's mean 0.256 → 0.284 (seeds 0–5; smallest 0.096 → 0.243), SVT4's 0.154 → 0.163 (seeds
+# 0–2, larger in every run), SVT5 above DP-Sniper's either way. Not for other outputs, whose
+# fit's time grows with its size: SVT3's mean fell 0.160 → 0.137 (seeds 0–5); ReportNoisyMax4's
+# rose 4.74 → 5.68, above DP-Sniper's 0.342 either way.
 DEADLINE_SHARE = 0.95
 REPORT_SECONDS = 0.25
 
@@ -489,7 +490,7 @@ def _estimate(
         deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
     chosen = _certify(
         mechanism, domain, [_chosen_pair(search, delta, beta)], delta, max_draws - search.draws, beta, certify_seed, deadline,
-        fit_draws=None if deadline is None else max_draws,
+        fit_draws=max_draws,
     )
     return replace(
         chosen, draws=search.draws + chosen.draws, seconds=time.perf_counter() - started, seed=seed, search=search
@@ -537,8 +538,8 @@ def _certify(
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
-    fitting output. With a deadline, discrete outputs' event is fitted on `fit_samples` of
-    `fit_draws` where given, as far as `deadline.max_draws` allows (DISCRETE_FIT)."""
+    fitting output, and discrete outputs' event on `fit_samples` of `fit_draws` where given, as far
+    as `deadline.max_draws` allows (DISCRETE_FIT)."""
     from dpfuzz.testers.base import as_feature_matrix
     from dpfuzz.testers.models import is_discrete
 
@@ -549,10 +550,10 @@ def _certify(
         samples, verify = fit_samples(max_draws - PROBE_DRAWS, scalar), verification_samples(max_draws, scalar)
         if deadline is None:
             return samples, verify, None
-        if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")):  # within the deadline's draws
-            room = (deadline.max_draws - PROBE_DRAWS) // 2 - verify
-            samples = max(samples, min(fit_samples(fit_draws - PROBE_DRAWS, scalar), room))
-        stretched = max(verify, (deadline.max_draws - PROBE_DRAWS) // 2 - samples)
+        per_side = (deadline.max_draws - PROBE_DRAWS) // 2  # fitting and verification outputs the deadline allows
+        if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")):
+            samples = max(samples, min(fit_samples(fit_draws - PROBE_DRAWS, scalar), per_side - verify))
+        stretched = max(verify, per_side - samples)
         return samples, stretched, min(max(verify, int(VERIFY_PER_FIT * samples)), stretched)
 
     cap = max_draws if deadline is None else max(max_draws, deadline.max_draws)  # however many fit the event
