@@ -18,8 +18,8 @@ the pair and event selected on other samples), so
 
 With a time budget (`max_seconds`) the mechanism's own pace is measured first (a few draws);
 then pilot estimates of growing size time the whole pipeline, the main estimate's fit and search
-are planned for half the remaining time at their pace (after a search, a pair of discrete outputs
-is fitted as if it had been the only one: DISCRETE_FIT), and its final certification draws fresh
+are planned for half the remaining time at their pace (a pair of discrete outputs is fitted as an
+estimate of the whole time's draws would be: DISCRETE_FIT), and its final certification draws fresh
 outputs until the deadline. A mechanism too slow for a pilot (one value per call, as libraries
 release them) is planned at its own pace without pilots. Only one estimate is reported, the
 main one (or the last pilot's, when there is no time for one twice its size), its draws chosen
@@ -147,17 +147,22 @@ DRAWN_SHARE = 0.8
 # SVT3 (0–2): pairs equal on average, some searches far lower (SVT3 seed 1: 0.123 -> 0.063, but
 # 0.222 in a rerun; a timed search's pair depends on the draws the clock allows).
 VERIFY_PER_FIT = 10 / 3
-# DISCRETE_FIT: a timed search's chosen pair, when its outputs are discrete (`is_discrete`: its
-# models fitted on the distinct rows, in milliseconds whatever the sample), is fitted as a timed
-# estimate of that pair alone would be (`fit_samples` of the draws the fit and search are planned
-# for), not on what the search leaves: its certification draws until the deadline either way, so
-# the larger fit costs its draws and their sorting, little of the time. SVT6's chosen pair had
-# been fitted on 2.4·10^5 outputs per side at 5.8 s, where its best event (one ⊤-pattern,
-# p ≈ 6·10^-4) holds about 130; at a tenth of DP-Sniper's seconds, two runs each (2026-11-27):
-# SVT6's mean 0.256 → 0.284 (seeds 0–5; smallest 0.096 → 0.243), SVT4's 0.154 → 0.163 (seeds
-# 0–2, larger in every run), SVT5 above DP-Sniper's either way. Not for other outputs, whose
-# fit's time grows with its size: SVT3's mean fell 0.160 → 0.137 (seeds 0–5); ReportNoisyMax4's
-# rose 4.74 → 5.68, above DP-Sniper's 0.342 either way.
+# DISCRETE_FIT: under a deadline, a pair whose outputs are discrete (`is_discrete`: its models
+# fitted and selected on the distinct rows, at a cost that does not grow with the sample) is
+# fitted as an estimate of all the draws the time left affords would be (`fit_samples` of the
+# planned draws / TIME_SHARE), searched or not: its certification draws until the deadline either
+# way, and a fitting output costs about what a counted one does (SVT6, 1.8·10^6 outputs per side
+# drawn and fitted: 4.6 s before distinct rows were scored once and integers kept, 1.55 s now, 1.1
+# s of it drawing). At a tenth of DP-Sniper's seconds, configurations interleaved (2026-11-27):
+# fitting a searched pair as that pair alone would be (fit_samples of the planned draws, rather
+# than what the search left) raised SVT6's mean 0.256 → 0.284 (seeds 0–5), SVT4's 0.154 → 0.163;
+# then the faster fit, on those sizes, SVT6's 0.243 → 0.276 (seeds 0–5, two runs), and twice the
+# fit 0.245 → 0.298 (seeds 0–11, two runs; at least DP-Sniper's 0.266 in 11 → 17 of 24; three
+# times the fit: 0.231, a verification too small); on DP-Sniper's pair, SVT6 0.275 → 0.323
+# (seeds 0–5 × 2, at least 0.266 in 5 → 11 of 12); SVT5's searches 8.87 → 10.67, SVT4's at the
+# 2.6·10^7 draws cap either way. Not for other outputs, whose fit's time grows with its size:
+# SVT3's mean fell 0.160 → 0.137 (seeds 0–5) fitted as its pair alone; ReportNoisyMax4's rose
+# 4.74 → 5.68, above DP-Sniper's 0.342 either way.
 DEADLINE_SHARE = 0.95
 REPORT_SECONDS = 0.25
 
@@ -482,7 +487,7 @@ def _estimate(
         )
     seed = _seed_or_fresh(seed)
     if trials == 1:
-        return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline)
+        return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline, fit_draws=max_draws)
     search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
     samples, search_draws = search_plan(max_draws, trials)
     search = _audit(mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed, search_draws)
@@ -538,8 +543,8 @@ def _certify(
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
-    fitting output, and discrete outputs' event on `fit_samples` of `fit_draws` where given, as far
-    as `deadline.max_draws` allows (DISCRETE_FIT)."""
+    fitting output, and discrete outputs' event on `fit_samples` of `fit_draws` / TIME_SHARE (the
+    draws of the whole time) where given, as far as `deadline.max_draws` allows (DISCRETE_FIT)."""
     from dpfuzz.testers.base import as_feature_matrix
     from dpfuzz.testers.models import is_discrete
 
@@ -552,7 +557,8 @@ def _certify(
             return samples, verify, None
         per_side = (deadline.max_draws - PROBE_DRAWS) // 2  # fitting and verification outputs the deadline allows
         if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")):
-            samples = max(samples, min(fit_samples(fit_draws - PROBE_DRAWS, scalar), per_side - verify))
+            whole = int(fit_draws / TIME_SHARE)  # the draws the whole time left affords
+            samples = max(samples, min(fit_samples(whole - PROBE_DRAWS, scalar), per_side - verify))
         stretched = max(verify, per_side - samples)
         return samples, stretched, min(max(verify, int(VERIFY_PER_FIT * samples)), stretched)
 

@@ -234,10 +234,11 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     assert stretched.verification.event == certification(selection) != certification(verified)
 
 
-def test_a_timed_search_fits_a_discrete_pairs_event_as_an_estimate_of_that_pair_alone_would():
-    # `fit_draws` (a timed search's planned draws) sizes the chosen pair's fit when its outputs are
-    # discrete (fitted on their distinct rows), and only then: a Gaussian sum's fit is sized by
-    # what the search left (`max_draws`), as without a deadline.
+def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_time_affords():
+    # `fit_draws` (a timed estimate's draws planned for TIME_SHARE of its time) sizes the pair's
+    # fit as an estimate of all the time's draws would when its outputs are discrete (fitted and
+    # selected on their distinct rows), and only then: a Gaussian sum's fit is sized by the
+    # draws it was given (`max_draws`, what a search left), as without a deadline.
     def noisy_bits(dataset, num_samples, rng):  # randomized response on each of 3 bits
         flips = rng.random((num_samples, 3)) < 0.3
         return (flips ^ (np.asarray(dataset, dtype=float) > 0)).astype(np.int8)
@@ -245,18 +246,23 @@ def test_a_timed_search_fits_a_discrete_pairs_event_as_an_estimate_of_that_pair_
     def gaussian_sum(dataset, num_samples, rng):
         return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
 
+    whole = int(400_000 / estimation.TIME_SHARE)
     far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
     for mechanism, pair, fitted in (
-        (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), 400_000),
+        (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), whole),
         (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
     ):
         domain = enclosing_domain([pair])
         report = estimation._certify(mechanism, domain, [pair], 0.0, 100_000, 0.05, 3, far, fit_draws=400_000).report
         assert report.samples == fit_samples(fitted - estimation.PROBE_DRAWS, scalar=mechanism is gaussian_sum)
+    # an estimate of one pair alone plans its fit the same way
+    pair = DatasetPair(np.zeros(3), np.ones(3))
+    alone = estimation._estimate(noisy_bits, enclosing_domain([pair]), [pair], 1, 0.0, 400_000, 0.05, 3, far).report
+    assert alone.samples == fit_samples(whole - estimation.PROBE_DRAWS)
     # the deadline's draws (what a `max_draws` ceiling left) bound the larger fit too
-    pair, tight = DatasetPair(np.zeros(3), np.ones(3)), replace(far, max_draws=120_000)
+    tight = replace(far, max_draws=120_000)
     report = estimation._certify(noisy_bits, enclosing_domain([pair]), [pair], 0.0, 100_000, 0.05, 3, tight, fit_draws=400_000).report
-    assert fit_samples(100_000 - estimation.PROBE_DRAWS) < report.samples < fit_samples(400_000 - estimation.PROBE_DRAWS)
+    assert fit_samples(100_000 - estimation.PROBE_DRAWS) < report.samples < fit_samples(whole - estimation.PROBE_DRAWS)
     assert report.draws <= 120_000
 
 

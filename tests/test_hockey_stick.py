@@ -368,23 +368,61 @@ def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_r
     # Counts as sample weights minimise the same weighted log-loss (and give the same weighted
     # mean and variance) as fitting on every row, so the two logistic fits agree up to the
     # solver's tolerance; the pattern scores agree exactly.
-    from dpfuzz.testers.models import PatternScore, classifier_score, distinct_rows, fit_weighted, named_model
+    from dpfuzz.testers.models import DiscreteHalves, PatternScore, classifier_score, fit_weighted, named_model
 
     rng = np.random.default_rng(13)
     n = 40_000
-    x = rng.integers(-1, 2, size=(n, 6)).astype(float)
+    x = rng.integers(-1, 2, size=(n, 6))
     labels = (rng.random(n) < 1 / (1 + np.exp(-(x[:, 0] - x[:, 1] * x[:, 2])))).astype(int)
-    rows, row_labels, weights = distinct_rows(x, labels)
-    assert len(rows) <= 2 * 3**6 and weights.sum() == n
+    x_p, x_q = x[labels == 1], x[labels == 0]
+    # each sample twice: its fitting half is the sample, its selection half the sample again
+    table = DiscreteHalves.split(np.r_[x_p, x_p], np.r_[x_q, x_q])
+    rows, row_labels, weights = table.fitting
+    assert len(table.rows) <= 3**6 and len(rows) <= 2 * 3**6 and weights.sum() == n
+    float_table = DiscreteHalves.split(np.r_[x_p, x_p].astype(float), np.r_[x_q, x_q].astype(float))
+    np.testing.assert_array_equal(float_table.rows, table.rows)  # the integer and the float paths agree
+    for side, sample in enumerate((x_p, x_q)):
+        expected = [np.sum(np.all(sample == row, axis=1)) for row in table.rows]
+        np.testing.assert_array_equal(table.selection[side], expected)
     whole = named_model("logistic", 0, 6)
     whole.steps[-1][1].set_params(tol=1e-8, max_iter=1000)
-    whole.fit(x, labels)
+    whole.fit(x.astype(float), labels)
     weighted = named_model("logistic", 0, 6)
     weighted.steps[-1][1].set_params(tol=1e-8, max_iter=1000)
     assert fit_weighted(weighted, rows, row_labels, weights)
-    np.testing.assert_allclose(classifier_score(weighted, x), classifier_score(whole, x), atol=1e-4)
+    np.testing.assert_allclose(classifier_score(weighted, x.astype(float)), classifier_score(whole, x.astype(float)), atol=1e-4)
     patterns = PatternScore().fit(rows, row_labels, sample_weight=weights)
     np.testing.assert_array_equal(patterns.decision_function(x), PatternScore().fit(x, labels).decision_function(x))
+
+
+def test_distinct_tables_of_wide_and_non_integer_rows():
+    from dpfuzz.testers.models import distinct_table
+
+    rng = np.random.default_rng(15)
+    # spans of 1,001 in five columns: 10^15 possible rows, counted by np.unique rather than bincount
+    samples = [rng.integers(-500, 501, size=(3_000, 5)) for _ in range(2)]
+    samples[0][:100] = samples[1][:100]  # rows both samples hold
+    rows, indices = distinct_table(samples)
+    both = np.concatenate(samples)
+    np.testing.assert_array_equal(rows[np.concatenate(indices)], both)
+    assert len(rows) == len(np.unique(both, axis=0))
+    assert distinct_table([samples[0] + 0.5, samples[1].astype(float)]) is None
+
+
+def test_an_interval_on_weighted_scores_is_the_interval_on_the_repeated_scores():
+    from dpfuzz.testers.events import best_interval
+
+    rng = np.random.default_rng(16)
+    values = rng.normal(size=40)
+    values[:5] = values[5:10]  # ties between distinct rows' scores
+    weights = rng.integers(0, 50, size=(2, 40))
+    weights[:, 0] = 0  # a score no selection output holds leaves no cut
+
+    def objective(k_p, k_q, n_p, n_q, candidates):
+        return (k_p + 1) / (n_p + 2) - 1.5 * (k_q + 1) / (n_q + 2) - 0.01 * np.log(candidates)
+
+    repeated = np.repeat(values, weights[0]), np.repeat(values, weights[1])
+    assert best_interval(values, values, objective, [1.0, 2.0], weights) == best_interval(*repeated, objective, [1.0, 2.0])
 
 
 def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():

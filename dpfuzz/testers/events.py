@@ -112,17 +112,40 @@ def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def best_interval(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float]
+    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], weights: tuple | None = None
 ) -> tuple[Interval, float]:
     """The best event among all tails, and the best intervals / complements for each γ, with its
     objective value.
 
     Tails are ranked exhaustively by `objective`; intervals and interval complements are found
     exactly for the linear objective P̂(S) − γ Q̂(S) at each γ in `gammas`, then ranked by
-    `objective` together with the tails.
+    `objective` together with the tails. With `weights` (w_p, w_q), x_p[i] stands for w_p[i]
+    outputs of P and x_q[j] for w_q[j] of Q (the same event as on the repeated values).
     """
-    cuts, below_p, below_q = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
-    return _best_of_cuts(cuts, below_p, below_q, len(x_p), len(x_q), objective, gammas)
+    x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
+    if weights is None:
+        cuts, below_p, below_q = _cut_counts(x_p, x_q)
+        n_p, n_q = len(x_p), len(x_q)
+    else:
+        cuts, below_p, below_q = _weighted_cut_counts(x_p, x_q, *weights)
+        n_p, n_q = int(below_p[-1]), int(below_q[-1])
+    return _best_of_cuts(cuts, below_p, below_q, n_p, n_q, objective, gammas)
+
+
+def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_cut_counts` of x_p repeated w_p times and x_q repeated w_q times (integer weights; values
+    of weight 0 left out), from one sort of the distinct values (a discrete output's scores)."""
+    values = np.concatenate([x_p, x_q])
+    counts = np.zeros((2, len(values)), dtype=np.int64)
+    counts[0, : len(x_p)], counts[1, len(x_p) :] = w_p, w_q
+    kept = counts.sum(axis=0) > 0
+    order = np.argsort(values[kept], kind="stable")
+    values, counts = values[kept][order], counts[:, kept][:, order]
+    last_before_cut = np.flatnonzero(values[:-1] < values[1:])
+    cuts = np.concatenate([[-np.inf], values[last_before_cut] / 2 + values[last_before_cut + 1] / 2, [np.inf]])
+    below = np.cumsum(counts, axis=1)
+    below_p, below_q = (np.concatenate([[0], side[last_before_cut], [side[-1]]]) for side in below)
+    return cuts, below_p, below_q
 
 
 def best_intervals_both(

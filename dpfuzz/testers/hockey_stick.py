@@ -41,8 +41,8 @@ from dpfuzz.testers.bounds import (
 )
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval, best_intervals_both
 from dpfuzz.testers.models import (
-    ModelScore, MonotonePatternScore, PatternScore, candidate_models, classifier_score, distinct_rows, fit_weighted,
-    is_discrete, negated, score_variants,
+    ModelScore, MonotonePatternScore, PatternScore, DiscreteHalves, candidate_models, classifier_score, fit_weighted,
+    is_discrete, negated, score_variants, takes_weights,
 )
 from dpfuzz.validation import check_choice
 
@@ -147,7 +147,9 @@ class HockeyStickTester(Tester):
         each with its selection value."""
         self.check_claim(claim)
         beta = check_beta(beta)
-        x0, x1 = paired_matrices(self.features(train0), self.features(train1))
+        x0, x1 = paired_matrices(self.features(train0), self.features(train1), keep_integers=True)
+        if x0.shape[1] == 1:
+            x0, x1 = x0.astype(float, copy=False), x1.astype(float, copy=False)
         gammas = self.gammas(claim)
         directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
         if x0.shape[1] == 1:  # the tails of 1-D outputs scored as a peeled family (`_epsilon_objective`)
@@ -190,30 +192,50 @@ class HockeyStickTester(Tester):
         SVT3's searched bounds spread less (seeds 0–9: smallest 0.144 → 0.167, mean 0.195 both)
         but SVT6's fell (seeds 0–5 searching 0.346 → 0.331, seeds 0–7 on DP-Sniper's pair 0.346 →
         0.334)."""
-        fit0, select0 = split_halves(x0)
-        fit1, select1 = split_halves(x1)
-        features = np.concatenate([fit0, fit1])
-        labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
         seed = int(rng.integers(2**31 - 1))
         # Discrete outputs: every model that takes sample weights is fitted on the distinct
-        # rows weighted by their counts, the same fit as on all rows, in milliseconds.
-        distinct = distinct_rows(features, labels) if is_discrete(features) else None
+        # rows weighted by their counts, the same fit as on all rows, in milliseconds, and the
+        # distinct rows are scored once, each standing for its count of selection outputs.
+        # Integer outputs arrive as integers (`paired_matrices`), so the rows are counted
+        # without a float copy of the samples.
+        (fit0, select0), (fit1, select1) = split_halves(x0), split_halves(x1)
+        step = max(1, (len(fit0) + len(fit1)) // 200_000)  # the rows `is_discrete` would inspect
+        table = DiscreteHalves.split(x0, x1) if is_discrete(np.concatenate([fit0[::step], fit1[::step]])) else None
+        specs = None if table is None else candidate_models(self.classifier, table.rows, seed)
+        if table is not None and all(takes_weights(spec) for spec in specs):
+            features, labels, distinct = None, None, table.fitting  # never fitted on all rows
+
+            def scores(model):  # (scores of P's and Q's selection outputs, their weights)
+                on_rows = classifier_score(model, table.rows)
+                return on_rows, on_rows, table.selection
+        else:
+            fit0, select0, fit1, select1 = (half.astype(float, copy=False) for half in (fit0, select0, fit1, select1))
+            features = np.concatenate([fit0, fit1])
+            labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
+            distinct = None if table is None else table.fitting
+            specs = candidate_models(self.classifier, features, seed)
+
+            def scores(model):
+                return classifier_score(model, select0), classifier_score(model, select1), None
+
         best: list[tuple[float, ScoreEvent | None]] = [(-np.inf, None)] * (2 if both else 1)
-        for spec in candidate_models(self.classifier, features, seed):
+        for spec in specs:
             # a model, or for monotone steps the fitted steps and their smoothed copy
             for model in score_variants(self._fitted(spec, features, labels, distinct, len(fit0))):
-                scores0, scores1 = classifier_score(model, select0), classifier_score(model, select1)
-                scored = [(model, scores0, scores1)]
+                scores0, scores1, weights = scores(model)
+                scored = [(model, scores0, scores1, weights)]
                 if both:
+                    swapped = None if weights is None else weights[::-1]
                     reverse = negated(model)
                     if reverse is not None:
-                        scored.append((reverse, -scores1, -scores0))
+                        scored.append((reverse, -scores1, -scores0, swapped))
                     else:
                         flipped = None if distinct is None else (distinct[0], 1 - distinct[1], distinct[2])
-                        reverse = self._fitted(clone(spec), features, 1 - labels, flipped, len(fit0))
-                        scored.append((reverse, classifier_score(reverse, select1), classifier_score(reverse, select0)))
-                for index, (fitted, scores_p, scores_q) in enumerate(scored):
-                    interval, value = best_interval(scores_p, scores_q, objective, gammas)
+                        reverse = self._fitted(clone(spec), features, None if labels is None else 1 - labels, flipped, len(fit0))
+                        on0, on1, _ = scores(reverse)
+                        scored.append((reverse, on1, on0, swapped))
+                for index, (fitted, scores_p, scores_q, weights) in enumerate(scored):
+                    interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
                     if best[index][1] is None or value > best[index][0]:
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
         return [(event, value) for value, event in best]

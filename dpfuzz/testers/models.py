@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -239,25 +240,82 @@ def _row_keys(features: np.ndarray, layout: tuple[np.ndarray, np.ndarray] | None
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
-def distinct_rows(features: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The labelled sample as its distinct (row, label) pairs and their counts: fitting with
-    these counts as sample weights minimises the same loss as fitting on every row (the
-    weighted log-loss and the weighted mean and variance are sums over rows), in time that
-    does not grow with the sample (SVT6: 1,024 patterns for 10^6 outputs)."""
-    _, first, inverse = np.unique(_row_keys(features, integer_layout(features)), return_index=True, return_inverse=True)
-    counts = np.stack([np.bincount(inverse[labels == label], minlength=len(first)) for label in (1, 0)])
-    kept, distinct = counts > 0, features[first]
-    rows = np.concatenate([distinct[kept[0]], distinct[kept[1]]])
-    kept_labels = np.repeat([1, 0], kept.sum(axis=1))
-    return rows, kept_labels, counts[kept].astype(float)
+def distinct_table(samples: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """The distinct rows of integer samples (in their mixed-radix order), and
+    each sample's outputs as indices into them; None when the rows are not integers under one
+    `integer_layout`. Counted by `np.bincount` where the layout has at most 2^24 rows (SVT6:
+    1,024), else by `np.unique`."""
+    # integer dtypes whose products with int64 stay int64 (not uint64) need no integrality check
+    integral = [sample.dtype.kind == "i" or (sample.dtype.kind == "u" and sample.dtype.itemsize < 8) for sample in samples]
+    layouts = [(sample.min(axis=0), sample.max(axis=0)) if whole else integer_layout(sample) for sample, whole in zip(samples, integral)]
+    if any(layout is None for layout in layouts):
+        return None
+    low = np.min([layout[0] for layout in layouts], axis=0).astype(float)
+    high = np.max([layout[1] for layout in layouts], axis=0).astype(float)
+    size = math.prod(float(span) for span in high - low + 1)
+    if size >= 2**53 or max(np.abs(low).max(), np.abs(high).max()) >= 2**62:
+        return None
+    low, spans = low.astype(np.int64), (high - low + 1).astype(np.int64)
+    radix = np.cumprod(np.r_[1, spans[:-1]])
+    # each row's mixed-radix number; int64 arithmetic wraps, so it is exact modulo 2^64, and the number fits
+    keys = [(sample if whole else sample.astype(np.int64)) @ radix - low @ radix for sample, whole in zip(samples, integral)]
+    if size <= 2**24:
+        present = np.zeros(int(size), dtype=bool)
+        for sample_keys in keys:
+            present[sample_keys] = True
+        distinct = np.flatnonzero(present)
+        position = np.cumsum(present) - 1
+        indices = [position[sample_keys] for sample_keys in keys]
+    else:
+        distinct, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+        indices = np.split(inverse.ravel(), np.cumsum([len(sample_keys) for sample_keys in keys])[:-1])
+    rows = low + (distinct[:, None] // radix) % spans
+    return rows.astype(float), indices
+
+
+@dataclass(frozen=True)
+class DiscreteHalves:
+    """Two discrete samples, P's and Q's, each split into a fitting and a selection half
+    (`split_halves`), as their distinct rows and counts. `fitting` is the fitting halves as
+    distinct (row, label) pairs, P's labelled 1, and their counts: fitting with these counts as
+    sample weights minimises the same loss as fitting on every row (the weighted log-loss and the
+    weighted mean and variance are sums over rows), in time that does not grow with the sample
+    (SVT6: 1,024 patterns for 10^6 outputs). `selection` is each distinct row's count in P's and in
+    Q's selection half, so a model scores the distinct `rows` once."""
+
+    rows: np.ndarray
+    fitting: tuple[np.ndarray, np.ndarray, np.ndarray]
+    selection: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def split(cls, x_p: np.ndarray, x_q: np.ndarray) -> "DiscreteHalves | None":
+        """The halves of `x_p` and `x_q`, or None when their rows are not integers (`distinct_table`)."""
+        table = distinct_table([x_p, x_q])
+        if table is None:
+            return None
+        rows, indices = table
+        halves = [(index[: len(index) // 2], index[len(index) // 2 :]) for index in indices]
+        counts = [[np.bincount(half, minlength=len(rows)) for half in side] for side in halves]
+        fit_counts = np.stack([counts[0][0], counts[1][0]])
+        kept = fit_counts > 0
+        fitting = (
+            np.concatenate([rows[kept[0]], rows[kept[1]]]), np.repeat([1, 0], kept.sum(axis=1)), fit_counts[kept].astype(float),
+        )
+        return cls(rows, fitting, (counts[0][1], counts[1][1]))
+
+
+def takes_weights(model: object) -> bool:
+    """Whether `model` (or a pipeline's final estimator) is fitted with sample weights."""
+    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
+    return has_fit_parameter(final, "sample_weight")
 
 
 def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> bool:
     """Fit `model` with sample weights (a pipeline's every step that takes them); False, and
     nothing fitted, when its final estimator takes none."""
-    steps = model.steps if isinstance(model, Pipeline) else [(None, model)]
-    if not has_fit_parameter(steps[-1][1], "sample_weight"):
+    if not takes_weights(model):
         return False
+    steps = model.steps if isinstance(model, Pipeline) else [(None, model)]
     if not isinstance(model, Pipeline):
         model.fit(features, labels, sample_weight=weights)
         return True
