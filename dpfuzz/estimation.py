@@ -538,13 +538,13 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
 
 def _certify(
     mechanism, domain: Domain, pair: list[DatasetPair], delta: float, max_draws: int, beta: float, seed: int,
-    deadline: _Deadline | None, fit_draws: int | None = None,
+    deadline: _Deadline | None, fit_draws: int,
 ) -> EpsilonEstimate:
     """One audit of ε = 0 on one pair: `fit_samples` of the draws fit and choose its event, the
     rest certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
     ends it (and at least 1,000 per side), the event chosen for at most VERIFY_PER_FIT of them per
     fitting output, and discrete outputs' event on `fit_samples` of `fit_draws` / TIME_SHARE (the
-    draws of the whole time) where given, as far as `deadline.max_draws` allows (DISCRETE_FIT)."""
+    draws of the whole time), as far as `deadline.max_draws` allows (DISCRETE_FIT)."""
     from dpfuzz.testers.base import as_feature_matrix
     from dpfuzz.testers.models import is_discrete
 
@@ -556,7 +556,7 @@ def _certify(
         if deadline is None:
             return samples, verify, None
         per_side = (deadline.max_draws - PROBE_DRAWS) // 2  # fitting and verification outputs the deadline allows
-        if fit_draws is not None and is_discrete(as_feature_matrix(probe, "outputs")):
+        if is_discrete(as_feature_matrix(probe, "outputs")):
             whole = int(fit_draws / TIME_SHARE)  # the draws the whole time left affords
             samples = max(samples, min(fit_samples(whole - PROBE_DRAWS, scalar), per_side - verify))
         stretched = max(verify, per_side - samples)

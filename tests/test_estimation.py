@@ -222,7 +222,7 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
     far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
-    stretched = estimation._certify(gaussian_sum, domain, [pair], 0.0, 100_000, 0.05, 9, far).report
+    stretched = estimation._certify(gaussian_sum, domain, [pair], 0.0, 100_000, 0.05, 9, far, fit_draws=100_000).report
     samples, verified = stretched.samples, stretched.verification.num_samples[0]
     selection = int(estimation.VERIFY_PER_FIT * samples)
     assert verified == (2_000_000 - estimation.PROBE_DRAWS) // 2 - samples > selection

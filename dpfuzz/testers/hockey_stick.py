@@ -213,7 +213,8 @@ class HockeyStickTester(Tester):
             features = np.concatenate([fit0, fit1])
             labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
             distinct = None if table is None else table.fitting
-            specs = candidate_models(self.classifier, features, seed)
+            if specs is None:
+                specs = candidate_models(self.classifier, features, seed)
 
             def scores(model):
                 return classifier_score(model, select0), classifier_score(model, select1), None
