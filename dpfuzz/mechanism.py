@@ -18,6 +18,7 @@ import numpy as np
 
 from dpfuzz.datasets import format_dataset
 from dpfuzz.errors import InvalidArgument, MechanismError
+from dpfuzz.memory import empty_array
 from dpfuzz.validation import check_choice, check_int
 
 
@@ -174,7 +175,7 @@ def draw_samples(
     if len(first) == num_samples:
         return first
     shape, rows = first.shape[1:], _chunk_rows(first.shape[1:])
-    samples = np.empty((num_samples, *shape), dtype=first.dtype)
+    samples = empty_array((num_samples, *shape), dtype=first.dtype)
     samples[: len(first)] = first
     start = len(first)
     while start < num_samples:

@@ -389,11 +389,11 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
     "name, tester", [("SVT6", HockeyStickTester()), ("NonDPLaplaceMean1", HockeyStickTester()), ("NonDPLaplaceMean1", FloatBitsTester())]
 )
 def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
-    """Outputs drawn in chunks of 1,000 and discarded give the counts `evaluate` gives on all of
+    """Outputs drawn in chunks of 1,000 values (SVT6: 100 outputs) and discarded give the counts `evaluate` gives on all of
     them at once, for the pair's event and for its reverse's (P and Q swapped), each at β/2; of
     1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the privacy profile, of
     vector outputs none."""
-    monkeypatch.setattr(auditing, "VERIFY_CHUNK", 1_000)
+    monkeypatch.setattr(auditing, "VERIFY_CHUNK_VALUES", 1_000)
     monkeypatch.setattr(auditing, "PROFILE_MAX_SAMPLES", 2_500)
     item = entry(name)
     mechanism, pair, claim = item(), item.witness(), item.claim()
@@ -407,8 +407,11 @@ def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(
     train = mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng)
     events = tester.fit(*train, claim, 0.025, rng), tester.fit(*train[::-1], claim, 0.025, rng)
     fresh = auditing._FreshOutputs(tester, events)
-    fresh.draw(auditing._Draws(recorded, math.inf, None), pair, 4_500, rng)
-    assert fresh.counting and len(drawn) == 10  # five chunks per side, the last of 500
+    draws = auditing._Draws(recorded, math.inf, None)
+    draws.output_shape = train[0].shape[1:]  # known from the audit's probe
+    fresh.draw(draws, pair, 4_500, rng)
+    rows = 1_000 // math.prod(draws.output_shape)  # SVT6: 100 outputs of 10 values; Laplace: 1,000 numbers
+    assert fresh.counting and len(drawn) == 2 * math.ceil(4_500 / rows) and max(map(len, drawn)) == rows
     outputs = np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2])
     for result, event, (p, q) in zip(fresh.certify(claim, 0.05), events, (outputs, outputs[::-1])):
         expected = tester.evaluate(event, p, q, claim, 0.025)

@@ -136,3 +136,19 @@ def test_per_call_wrappers_are_mechanisms_not_factories():
     from dpfuzz.mechanism import is_mechanism
 
     assert is_mechanism(per_call(one_noisy_sum)) and not is_mechanism(one_noisy_sum)
+
+
+def test_large_arrays_written_once_skip_numpys_huge_page_advice_and_restore_it():
+    from dpfuzz.memory import _set_madvise_hugepage, empty_array, ordinary_pages
+
+    before = _set_madvise_hugepage(True)  # (each call returns the setting it replaced)
+    try:
+        with pytest.raises(RuntimeError):
+            with ordinary_pages():
+                assert _set_madvise_hugepage(False) is False  # off inside the block
+                raise RuntimeError
+        assert _set_madvise_hugepage(True) is True  # restored, even after an error
+        array = empty_array((3, 4), dtype=np.int8)
+        assert array.shape == (3, 4) and array.dtype == np.int8 and _set_madvise_hugepage(True) is True
+    finally:
+        _set_madvise_hugepage(before)

@@ -26,6 +26,7 @@ from sklearn.preprocessing import FunctionTransformer, PolynomialFeatures, Stand
 from sklearn.utils.validation import has_fit_parameter
 
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.memory import empty_array
 from dpfuzz.testers.events import Interval
 
 # Discrete outputs with at most this many distinct rows are scored pattern by pattern.
@@ -513,7 +514,7 @@ def coordinate_shapes(features: np.ndarray) -> np.ndarray:
     wide outputs (e.g. SVT3's values, zero where no value is released)."""
     features = np.asarray(features, dtype=float)
     width = features.shape[1]
-    shapes = np.empty((len(features), 3 * width))  # filled in place: no temporaries of the matrix's size
+    shapes = empty_array((len(features), 3 * width))  # filled in place: no temporaries of the matrix's size
     shapes[:, :width] = features
     np.square(features, out=shapes[:, width : 2 * width])
     np.abs(features, out=shapes[:, 2 * width :])
