@@ -14,19 +14,31 @@ slower with them off everywhere).
 
 from __future__ import annotations
 
+import importlib
 from contextlib import contextmanager
 
 import numpy as np
 
-try:  # NumPy ≥ 2
-    from numpy._core.multiarray import _set_madvise_hugepage
-except ImportError:  # pragma: no cover - NumPy 1.x
-    from numpy.core.multiarray import _set_madvise_hugepage
+
+def _huge_page_switch():
+    """NumPy's `_set_madvise_hugepage` (NumPy 2, then 1.x), or None where it has none."""
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            return getattr(importlib.import_module(module), "_set_madvise_hugepage")
+        except (ImportError, AttributeError):
+            continue
+    return None  # pragma: no cover
+
+
+_set_madvise_hugepage = _huge_page_switch()
 
 
 @contextmanager
 def ordinary_pages():
     """Within the block, NumPy's new arrays are not advised as huge pages."""
+    if _set_madvise_hugepage is None:  # pragma: no cover
+        yield
+        return
     previous = _set_madvise_hugepage(False)
     try:
         yield
