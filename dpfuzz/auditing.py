@@ -203,8 +203,8 @@ class _Verification:
 class _FreshOutputs:
     """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
     certifies from counts (`in_event`, `certify_counts`) gets them drawn, counted and discarded
-    `VERIFY_CHUNK_VALUES` output values at a time (SVT6's pair at 2.6·10^7 draws, 10^7 outputs per side: peak
-    memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s); of 1-D outputs the first PROFILE_MAX_SAMPLES
+    `VERIFY_CHUNK_VALUES` output values at a time (SVT6's pair at 2.6·10^7 draws, 10^7 outputs per
+    side: peak memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s, in chunks of 2^20 outputs); of 1-D outputs the first PROFILE_MAX_SAMPLES
     per side are kept, for the privacy profile. Other testers get every output kept."""
 
     def __init__(self, tester: Tester, events: tuple):

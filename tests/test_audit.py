@@ -389,10 +389,10 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
     "name, tester", [("SVT6", HockeyStickTester()), ("NonDPLaplaceMean1", HockeyStickTester()), ("NonDPLaplaceMean1", FloatBitsTester())]
 )
 def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
-    """Outputs drawn in chunks of 1,000 values (SVT6: 100 outputs) and discarded give the counts `evaluate` gives on all of
-    them at once, for the pair's event and for its reverse's (P and Q swapped), each at β/2; of
-    1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the privacy profile, of
-    vector outputs none."""
+    """Outputs drawn in chunks of 1,000 values (SVT6: 100 outputs) and discarded give the counts
+    `evaluate` gives on all of them at once, for the pair's event and for its reverse's (P and Q
+    swapped), each at β/2; of 1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the
+    privacy profile, of vector outputs none."""
     monkeypatch.setattr(auditing, "VERIFY_CHUNK_VALUES", 1_000)
     monkeypatch.setattr(auditing, "PROFILE_MAX_SAMPLES", 2_500)
     item = entry(name)
