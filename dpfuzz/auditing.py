@@ -38,7 +38,7 @@ from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.finders import BaseFinder, make_finder
-from dpfuzz.mechanism import CHUNK_VALUES, Mechanism, draw_samples, mechanism_name
+from dpfuzz.mechanism import CHUNK_VALUES, Mechanism, chunk_rows, draw_samples, mechanism_name
 from dpfuzz.report import AuditReport, TrialRecord, environment_versions
 from dpfuzz.schedule import Look, plan_search, racing_rounds, verification_looks
 from dpfuzz.settings import AuditSettings
@@ -204,8 +204,9 @@ class _FreshOutputs:
     """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
     certifies from counts (`in_event`, `certify_counts`) gets them drawn, counted and discarded
     `VERIFY_CHUNK_VALUES` output values at a time (SVT6's pair at 2.6·10^7 draws, 10^7 outputs per
-    side: peak memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s, in chunks of 2^20 outputs); of 1-D outputs the first PROFILE_MAX_SAMPLES
-    per side are kept, for the privacy profile. Other testers get every output kept."""
+    side: peak memory 2.1 → 1.2 GB, 11.7–16.7 → 10.8–12.0 s, in chunks of 2^20 outputs); of 1-D
+    outputs the first PROFILE_MAX_SAMPLES per side are kept, for the privacy profile. Other testers
+    get every output kept."""
 
     def __init__(self, tester: Tester, events: tuple):
         self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
@@ -221,8 +222,8 @@ class _FreshOutputs:
         chunks while the next fits before it at the pace so far, and at least DEADLINE_FLOOR in
         all. How many are drawn then depends on the clock alone, never on the outputs, so the
         certificate on them keeps its level."""
-        width = math.prod(draws.output_shape or (1,))
-        chunk = max(VERIFY_CHUNK_VALUES // width, 1) if self.counting or deadline is not None else max(count, 1)
+        chunked = self.counting or deadline is not None
+        chunk = chunk_rows(draws.output_shape or (), VERIFY_CHUNK_VALUES) if chunked else max(count, 1)
         drawn, began = 0, time.perf_counter()
         while drawn < count:
             size = min(chunk, count - drawn)

@@ -170,11 +170,11 @@ def draw_samples(
     returns a non-numeric array, the wrong number of samples, NaN/inf, or an output shape
     other than `output_shape` (the shape its earlier calls returned).
     """
-    rows = FIRST_ROWS if output_shape is None else _chunk_rows(output_shape)
+    rows = FIRST_ROWS if output_shape is None else chunk_rows(output_shape)
     first = _checked_call(mechanism, dataset, min(num_samples, rows), rng, output_shape)
     if len(first) == num_samples:
         return first
-    shape, rows = first.shape[1:], _chunk_rows(first.shape[1:])
+    shape, rows = first.shape[1:], chunk_rows(first.shape[1:])
     samples = empty_array((num_samples, *shape), dtype=first.dtype)
     samples[: len(first)] = first
     start = len(first)
@@ -187,9 +187,9 @@ def draw_samples(
     return samples
 
 
-def _chunk_rows(output_shape: tuple) -> int:
-    """Outputs per call: CHUNK_VALUES output values, at least one output."""
-    return max(CHUNK_VALUES // max(int(np.prod(output_shape)), 1), 1)
+def chunk_rows(output_shape: tuple, values: int = CHUNK_VALUES) -> int:
+    """Outputs per call: `values` output values, at least one output."""
+    return max(values // max(int(np.prod(output_shape)), 1), 1)
 
 
 def _checked_call(mechanism: Mechanism, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, output_shape) -> np.ndarray:
