@@ -543,8 +543,10 @@ class _Audit:
                 self.notes.append(f"the budget ended verification at {fresh.count:,} outputs per side.")
                 break
             fresh.draw(self.draws, pair, look.samples - fresh.count, rng, deadline)
-            if fresh.cut:
-                self.notes.append(f"max_seconds ended verification at {fresh.count:,} of {look.samples:,} outputs per side.")
+            if fresh.cut:  # a timed estimate's count has a cap, not a plan: say what its event was chosen for
+                of = f" of {look.samples:,}" if self.selection_samples is None else ""
+                chosen = "" if self.selection_samples is None else f" (its event chosen for {size:,})"
+                self.notes.append(f"max_seconds ended verification at {fresh.count:,}{of} outputs per side{chosen}.")
             with single_threaded():
                 results = fresh.certify(self.claim, look.beta)
             direction = _certifying_direction(results)

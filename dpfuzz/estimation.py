@@ -118,7 +118,12 @@ PILOT_GROWTH = 4
 PILOT_SHARE = 0.15
 UNMEASURED_PILOT_SHARE = 0.5
 TIME_SHARE = 0.5
-VERIFY_STRETCH = 2
+# Four times rather than twice (2026-11-27, a tenth of DP-Sniper's seconds, searches interleaved):
+# with 2, half of SVT3's timed searches ended at 14–18 of 19.5 s (the pilots' pace includes the
+# fit, and counting an output costs a sixth of fitting one); with 4 all counted until the
+# deadline. SVT3's mean 0.130 → 0.140 (seeds 0–5 × 2), SVT6's 0.290 → 0.309, ReportNoisyMax4's
+# 4.93 → 5.05 (seeds 0–5); NoisyHist2 at 1.6 s still ends early (0.7 → 0.9 s).
+VERIFY_STRETCH = 4
 # Pilots' times growing as draws^k with k ≥ AFFINE_POWER (at fourfold draws: 15% longer) give an
 # affine pace, trusted up to AFFINE_GAIN times the proportional plan. SVT6's timed searches at
 # 5.8 s (pilots of 86,128 and 344,512 draws in 0.35–0.42 and 0.5–0.6 s: k = 0.15–0.27) drew
@@ -368,12 +373,11 @@ def estimate_epsilon(
     # pilots the mechanism is slow enough to spend its time drawing: DRAWN_SHARE of the time
     # left at its own pace.
     if pilots:
-        draws, stretch = planned_draws(pilots, TIME_SHARE * left), VERIFY_STRETCH * planned_draws(pilots, left)
+        draws, affords = planned_draws(pilots, TIME_SHARE * left), planned_draws(pilots, left)
     else:
-        draws, stretch = max(int(DRAWN_SHARE * left / per_draw), smallest), int(VERIFY_STRETCH * left / per_draw)
-    if max_draws is not None:
-        draws, stretch = min(draws, max_draws), min(stretch, max_draws)
-    if pilots and stretch < 2 * pilots[-1].draws:
+        draws, affords = max(int(DRAWN_SHARE * left / per_draw), smallest), int(left / per_draw)
+    draws, stretch = min(draws, ceiling), min(VERIFY_STRETCH * affords, ceiling)
+    if pilots and min(2 * affords, ceiling) < 2 * pilots[-1].draws:
         note = (
             f"the last pilot's estimate (seed {pilots[-1].seed}, derived from seed {main_seed}): max_seconds="
             f"{max_seconds:g} left no time for one twice its size; more seconds give a larger estimate."

@@ -198,7 +198,7 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from its own seed).
     returned_pilot = any("pilot" in note for note in timed.report.notes)
     assert ("(a timed estimate: exactly so only where max_draws" in timed.to_html()) != returned_pilot
-    cut_note = "max_seconds ended verification at 1,000 of 9,000 outputs per side."
+    cut_note = "max_seconds ended verification at 1,000 outputs per side (its event chosen for 3,333)."
     cut = replace(timed, report=replace(timed.report, notes=(*timed.report.notes, cut_note)))
     assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
     pilot_note = "the last pilot's estimate (seed 7, derived from seed 3): max_seconds=1 left no time for one twice its size"
@@ -281,6 +281,9 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
     estimate = estimate_epsilon(slow_laplace_sum, pair, max_seconds=3.0, seed=0)
     assert estimate.seconds < 3.5 and estimate.draws > 6_064 and estimate.seed == 0
     assert 0.0 < estimate.epsilon_lower_bound <= 1.0
+    # the clock ended the count (its cap, VERIFY_STRETCH times what the time affords, is no plan)
+    cut = r"max_seconds ended verification at [\d,]+ outputs per side \(its event chosen for [\d,]+\)\."
+    assert any(re.fullmatch(cut, note) for note in estimate.report.notes)
     started = time.perf_counter()
     with pytest.raises(InvalidArgument, match=r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,064 outputs.*max_seconds >= \d"):
         estimate_epsilon(slow_laplace_sum, pair, max_seconds=1.5, seed=0)
