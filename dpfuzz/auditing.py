@@ -544,9 +544,11 @@ class _Audit:
                 break
             fresh.draw(self.draws, pair, look.samples - fresh.count, rng, deadline)
             if fresh.cut:  # a timed estimate's count has a cap, not a plan: say what its event was chosen for
-                of = f" of {look.samples:,}" if self.selection_samples is None else ""
-                chosen = "" if self.selection_samples is None else f" (its event chosen for {size:,})"
-                self.notes.append(f"max_seconds ended verification at {fresh.count:,}{of} outputs per side{chosen}.")
+                ended = f"max_seconds ended verification at {fresh.count:,}"
+                if self.selection_samples is None:
+                    self.notes.append(f"{ended} of {look.samples:,} outputs per side.")
+                else:
+                    self.notes.append(f"{ended} outputs per side (its event chosen for {size:,}).")
             with single_threaded():
                 results = fresh.certify(self.claim, look.beta)
             direction = _certifying_direction(results)
