@@ -191,7 +191,18 @@ class HockeyStickTester(Tester):
         Halves rather than 35% to fit and 65% to select: with the latter, at 2.6·10^7 draws
         SVT3's searched bounds spread less (seeds 0–9: smallest 0.144 → 0.167, mean 0.195 both)
         but SVT6's fell (seeds 0–5 searching 0.346 → 0.331, seeds 0–7 on DP-Sniper's pair 0.346 →
-        0.334)."""
+        0.334).
+
+        Not adopted for an estimate's final event (2026-11-27): the chosen model refitted on both
+        halves, its event the upper tail holding the geometric mean of two P-shares, each chosen
+        on the half its model was not fitted on. Exact certificates of SVT3's monotone events
+        (benchmarks/certifiable_ceiling.py's output probabilities; 2.5·10^5 fitting outputs per
+        half and side, chosen for 1.67·10^6 and counted on 10^7, seeds 0–7) rose on three pairs
+        (0.154 → 0.171, 0.167 → 0.181, 0.155 → 0.172), but timed searches at 20.5 s (interleaved,
+        seeds 0–5 × 2) fell: mean 0.140 → 0.096, and on the half-up, half-down pair 0.171 (8 runs)
+        → 0.162 (2); the tail cut on the first fit's scores, without the refit, 0.126 (0.149 on 7
+        runs of that pair). The refit doubled the final fit's time (SVT3 on one pair at 1.3·10^7
+        draws: 19 → 41 s)."""
         seed = int(rng.integers(2**31 - 1))
         # Discrete outputs: every model that takes sample weights is fitted on the distinct
         # rows weighted by their counts, the same fit as on all rows, in milliseconds, and the
