@@ -65,7 +65,12 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # each pair's search event for the final certification's size rather than its held-out half's:
 # at 2.6·10^7 draws the smallest of seeds 0–5 rose (SVT3 0.143 → 0.175, SVT6 0.258 → 0.296,
 # SVT1 0.038 → 0.045), at the default 4·10^6 the bounds fell (SVT6's mean 0.253 → 0.232, SVT3's
-# 0.097 → 0.085: rare events chosen on few outputs); not adopted.
+# 0.097 → 0.085: rare events chosen on few outputs); not adopted. A second stage (2026-11-27,
+# SVT3 at a tenth of DP-Sniper's seconds, seeds 0–5, interleaved): the three pairs with the largest
+# held-out bounds searched again on three times the outputs each (at most half of what the search
+# left), the pair chosen there: mean 0.148 → 0.066. At a few 10^5 outputs the held-out events
+# are broad, and favoured pairs (one answer up, or a random pair) whose tails certify less, while
+# the chosen pair's fit shrank threefold; not adopted.
 SEARCH_SHARE = 0.5
 SEARCH_VERIFY = 1_000
 # Outputs per side a pair's event is fitted and selected on, at most; the rest of the budget
