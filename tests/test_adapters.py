@@ -30,6 +30,9 @@ def test_opendp_claims_and_conventions_are_read_from_the_library(dp):
     # OpenDP charges U − L = 2 per unit of symmetric distance for a clamped sum on [−1, 1]
     assert isinstance(laplace.claim, PureDP) and laplace.claim.epsilon == pytest.approx(1.0)
     assert laplace.domain.relation.name == "add_remove"
+    # reports name the measurement by what OpenDP prints of it, or by the caller's name
+    assert laplace.mechanism.name == "OpenDP MaxDivergence measurement on VectorDomain(AtomDomain(bounds=[-1.0, 1.0], T=f64))"
+    assert opendp_target(summed >> dp.m.then_laplace(scale=2.0), name="clamped sum").mechanism.name == "clamped sum"
     substitute = opendp_target(summed >> dp.m.then_laplace(scale=2.0), relation="substitute")
     assert substitute.claim.epsilon == pytest.approx(2.0) and "d_in = 2" in substitute.convention
     gaussian = opendp_target(summed >> dp.m.then_gaussian(scale=2.0))
@@ -130,7 +133,8 @@ def test_library_releases_resolve_from_the_command_line(dp, capsys):
 
     assert main(["audit", "dpfuzz.adapters.standard:opendp_sum", "--param", "mechanism=\"gaussian\"", "--budget", "quick",
                  "--max-draws", "100000", "--seed", "0"]) == 0
-    assert "zCDP" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "zCDP" in out and "OpenDP sum on [-1, 1] with gaussian noise (scale 2)" in out
 
 
 @pytest.fixture

@@ -37,13 +37,14 @@ ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
 
 def opendp_target(
     measurement, *, relation: str | None = None, max_size: int = 10, answers: int = 1, sensitivity: float = 1.0,
-    delta: float = 1e-6, transformation=None, noise=None,
+    delta: float = 1e-6, transformation=None, noise=None, name: str | None = None,
 ) -> LibraryTarget:
     """An audit target from an OpenDP `measurement` (see the module docstring).
 
     `relation` defaults to the measurement's own convention (add/remove for
     ``SymmetricDistance``); `max_size` bounds dataset sizes; `answers` and `sensitivity` shape
-    query-answer inputs; `transformation` and `noise` give the fast path.
+    query-answer inputs; `transformation` and `noise` give the fast path. `name` is what reports
+    call it (default: the measurement's output measure and input domain, as OpenDP prints them).
     """
     metric = _name(measurement.input_metric)
     if metric in RECORD_METRICS:
@@ -66,8 +67,9 @@ def opendp_target(
         raise InvalidArgument(f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and {list(ANSWER_METRICS)}, got {metric}.")
     claim = _claim(measurement, d_in, delta)
     scalar_input = metric == "AbsoluteDistance"
-    return LibraryTarget(_mechanism(measurement, scalar_input, transformation, noise), claim, domain,
-                         f"{convention}; claim {claim.describe()} = map({d_in:g})")
+    mechanism = _mechanism(measurement, scalar_input, transformation, noise)
+    mechanism.name = name or f"OpenDP {_name(measurement.output_measure)} measurement on {measurement.input_domain}"
+    return LibraryTarget(mechanism, claim, domain, f"{convention}; claim {claim.describe()} = map({d_in:g})")
 
 
 def _claim(measurement, d_in: float, delta: float):
@@ -97,16 +99,14 @@ def _mechanism(measurement, scalar_input: bool, transformation, noise):
         def release(dataset: np.ndarray, rng: np.random.Generator):
             return batch(dataset, 1, rng)[0]
 
-        mechanism = per_call(release, batch=batch)
-    elif transformation is not None or noise is not None:
+        return per_call(release, batch=batch)
+    if transformation is not None or noise is not None:
         raise InvalidArgument("the fast path needs both transformation and noise (the noise as a measurement on vectors).")
-    else:
-        def release(dataset: np.ndarray, rng: np.random.Generator):
-            return np.asarray(measurement(as_input(dataset)), dtype=float)
 
-        mechanism = per_call(release)
-    mechanism.name = "opendp measurement"
-    return mechanism
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return np.asarray(measurement(as_input(dataset)), dtype=float)
+
+    return per_call(release)
 
 
 def _name(descriptor) -> str:

@@ -42,7 +42,8 @@ def opendp_sum(mechanism: str = "laplace", scale: float = 2.0, relation: str = "
     else:
         measurement = summed >> dp.m.then_gaussian(scale=scale)
         noise = dp.m.make_gaussian(*noise_domain, dp.l2_distance(T=float), scale=scale)
-    return opendp_target(measurement, relation=relation, max_size=max_size, transformation=summed, noise=noise)
+    return opendp_target(measurement, relation=relation, max_size=max_size, transformation=summed, noise=noise,
+                         name=f"OpenDP sum on [-1, 1] with {mechanism} noise (scale {scale:g})")
 
 
 def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
@@ -51,7 +52,8 @@ def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
 
     dp = _opendp()
     counted = (dp.vector_domain(dp.atom_domain(bounds=(0, 1))), dp.symmetric_distance()) >> dp.t.then_count()
-    return opendp_target(counted >> dp.m.then_laplace(scale=scale), max_size=max_size)
+    return opendp_target(counted >> dp.m.then_laplace(scale=scale), max_size=max_size,
+                         name=f"OpenDP count with laplace noise (scale {scale:g})")
 
 
 # -- diffprivlib --------------------------------------------------------------------------------
