@@ -69,8 +69,9 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # SVT3 at a tenth of DP-Sniper's seconds, seeds 0–5, interleaved): the three pairs with the largest
 # held-out bounds searched again on three times the outputs each (at most half of what the search
 # left), the pair chosen there: mean 0.148 → 0.066. At a few 10^5 outputs the held-out events
-# are broad, and favoured pairs (one answer up, or a random pair) whose tails certify less, while
-# the chosen pair's fit shrank threefold; not adopted.
+# are broad, and favoured pairs (the first answer up and the rest down, or a random pair) whose
+# tails certify less, while the chosen pair's fit halved (3.1–4.5·10^5 → 1.4–2.1·10^5 outputs per
+# side); not adopted.
 SEARCH_SHARE = 0.5
 SEARCH_VERIFY = 1_000
 # Outputs per side a pair's event is fitted and selected on, at most; the rest of the budget
