@@ -38,7 +38,7 @@ from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.finders import BaseFinder, make_finder
-from dpfuzz.mechanism import CHUNK_VALUES, Mechanism, chunk_rows, draw_samples, mechanism_name
+from dpfuzz.mechanism import CHUNK_VALUES, Mechanism, chunk_rows, draw_samples, mechanism_name, output_words
 from dpfuzz.report import AuditReport, TrialRecord, environment_versions
 from dpfuzz.schedule import Look, plan_search, racing_rounds, verification_looks
 from dpfuzz.settings import AuditSettings
@@ -307,6 +307,8 @@ class _Audit:
             self.settings = replace(self.settings, samples=samples, verify_samples=verify)
         settings = self.settings
         self.tester = make_tester(settings.tester, self.claim, probe.samples)
+        if isinstance(settings.tester, str) and hasattr(self.tester, "describe_output"):
+            self.tester.describe_output = output_words(self.mechanism)  # a tester of its own, made here
         if settings.arithmetic == "float" and self.tester.name != "float_bits":
             from dpfuzz.testers.either import EitherTester
             from dpfuzz.testers.float_bits import FloatBitsTester

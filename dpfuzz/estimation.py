@@ -40,7 +40,7 @@ from dpfuzz.auditing import PROBE_SAMPLES, REPRODUCIBILITY_SAMPLES, _Audit
 from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair, Domain
 from dpfuzz.errors import InvalidArgument
-from dpfuzz.mechanism import Mechanism, draw_samples
+from dpfuzz.mechanism import Mechanism, draw_samples, output_words
 from dpfuzz.report import AuditReport, html_page
 from dpfuzz.settings import AuditSettings
 from dpfuzz.validation import check_int, check_number
@@ -606,12 +606,12 @@ def verification_samples(draws: int, scalar: bool = False) -> int:
     return (budget - 2 * fit_samples(budget, scalar)) // 2
 
 
-def _estimation_tester():
+def _estimation_tester(mechanism=None):
     """The tester every estimate certifies and ranks with: events by the ε they would certify,
-    pure DP by the joint privacy-loss bound."""
+    pure DP by the joint privacy-loss bound, patterns in the mechanism's words."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
-    return HockeyStickTester(objective="epsilon", certificate="privacy_loss")
+    return HockeyStickTester(objective="epsilon", certificate="privacy_loss", describe_output=output_words(mechanism))
 
 
 def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed, max_draws, max_seconds=None, plan=None) -> AuditReport:
@@ -620,7 +620,7 @@ def _audit(mechanism, domain, finder, trials, delta, samples, verify, beta, seed
     `samples` and `verify` once the audit's probe has seen the outputs' shape (`_certify`)."""
     claim = ApproxDP(0.0, delta) if delta > 0 else PureDP(0.0)
     settings = AuditSettings.build(
-        tester=_estimation_tester(), finder=finder, trials=trials, samples=samples, verify_samples=verify, beta=beta,
+        tester=_estimation_tester(mechanism), finder=finder, trials=trials, samples=samples, verify_samples=verify, beta=beta,
         seed=seed, sampling="fixed", max_draws=max_draws, max_seconds=max_seconds, verify_directions="one",
     )
     return _Audit(mechanism, claim, domain, settings, plan=plan).run()

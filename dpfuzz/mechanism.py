@@ -31,6 +31,12 @@ def mechanism_name(mechanism: Callable) -> str:
     return name or type(mechanism).__name__
 
 
+def output_words(mechanism: Callable) -> Callable[[np.ndarray], str | None] | None:
+    """The mechanism's `describe_output(pattern) -> str | None`, if it has one: words for a
+    discrete output pattern in reports (the catalogue's SVTs: ⊤, ⊥ and · for each query)."""
+    return getattr(mechanism, "describe_output", None)
+
+
 def is_mechanism(target: Any) -> bool:
     """A mechanism takes ``num_samples`` (dpfuzz's own wrappers included); other callables are factories."""
     if isinstance(target, PerCallMechanism):

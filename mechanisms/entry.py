@@ -63,6 +63,7 @@ class CatalogueEntry:
     description: str = ""
     claim_spec: Parametric = None  # when the claim is not just the claim type of the parameters
     tester: str = "auto"  # the tester that suits the entry's outputs
+    describe_output: Callable[[np.ndarray], str | None] | None = None  # words for an output pattern
 
     def params(self, **overrides: Any) -> dict:
         unknown = sorted(set(overrides) - set(self.defaults))
@@ -82,6 +83,8 @@ class CatalogueEntry:
         params = self.params(**params)
         mechanism = self.build(**params)
         mechanism.name = self.name
+        if self.describe_output is not None:
+            mechanism.describe_output = self.describe_output
         return mechanism
 
     def claim(self, **params: Any) -> Claim:

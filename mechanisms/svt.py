@@ -98,6 +98,17 @@ def sparse_vector(
     return np.concatenate([codes, np.where(top, noisy, 0.0)], axis=1)
 
 
+ANSWER_SYMBOLS = {1.0: "⊤", 0.0: "⊥", -1.0: "·"}
+
+
+def answer_words(codes: np.ndarray) -> str | None:
+    """A pattern of answer codes as ⊤ (1), ⊥ (0) and · (−1, not answered) per query, e.g.
+    "⊥⊥⊤·": reports' words for SVT outputs. None for a row with other values."""
+    if not all(float(code) in ANSWER_SYMBOLS for code in codes):
+        return None
+    return "".join(ANSWER_SYMBOLS[float(code)] for code in codes)
+
+
 def _variant(name: str, epsilon: float, c: int) -> dict:
     """Noise scales of each variant for claimed ε (Δ = 1)."""
     epsilon = positive("epsilon", epsilon)
@@ -162,6 +173,7 @@ def _entry(name: str, truth, description: str, c: int = 2, builder=None) -> Cata
         truth_spec=truth,
         witness_spec=svt_witness,
         description=description,
+        describe_output=answer_words,
     )
 
 

@@ -58,6 +58,18 @@ def test_the_documented_example_runs():
     assert report.epsilon_lower_bound is None or report.epsilon_lower_bound <= 1.0
 
 
+def test_reports_name_output_patterns_in_the_mechanisms_words():
+    # SVT5's witness: the pattern "first five ⊤, last five ⊥" is impossible on one side.
+    item = entry("SVT5")
+    settings = dict(finder=[item.witness()], seed=0, budget="quick")
+    report = audit(item(), item.claim(), item.domain(), **settings)
+    assert report.violated and "output pattern in {⊤⊤⊤⊤⊤⊥⊥⊥⊥⊥}" in report.verification.event
+    # a tester the user built is theirs: left as it is, it shows the rows
+    tester = HockeyStickTester()
+    report = audit(item(), item.claim(), item.domain(), tester=tester, **settings)
+    assert tester.describe_output is None and "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0]" in report.verification.event
+
+
 @pytest.mark.parametrize("name", BUGS)
 def test_bugs_are_refuted_on_their_witness_pairs(name):
     # On the witness the violation has H_{e^1} ≈ 0.019 (NonDPLaplaceMean2, the weaker bug);

@@ -184,6 +184,13 @@ def test_svt_abort_and_alphabet(rng):
     assert counts.shape == (10, 10)  # three all-ones records: every answer is 3
 
 
+def test_svt_outputs_are_named_in_answer_symbols():
+    words = entry("SVT3")().describe_output
+    assert words(np.array([0.0, 0.0, 1.0, -1.0])) == "⊥⊥⊤·" and words(np.array([0, 1, 1])) == "⊥⊤⊤"
+    assert words(np.array([0.0, 2.0])) is None  # not answer codes: reports show the row
+    assert not hasattr(entry("Laplace")(), "describe_output")
+
+
 @pytest.mark.parametrize("release", [None, "noisy"])
 def test_svt_cutoff_and_release_match_a_query_by_query_reference(release):
     # The vectorised sampler against Lyu et al.'s Algorithm 1 written out one output and one

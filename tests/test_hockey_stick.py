@@ -289,6 +289,10 @@ def test_discrete_vector_outputs_certify_rare_patterns():
     # Issue 13: vector events are described by the patterns they hold: here all set the first bit.
     listed = re.findall(r"\[([01]), [01], [01], [01], [01]\]", result.event)
     assert result.event.startswith("output pattern in {") and listed and set(listed) == {"1"}
+    # The mechanism's words for a pattern replace the row where it has some (None: the row).
+    words = HockeyStickTester(describe_output=lambda row: "first bit set" if row[0] == 1 and row[1] == 1 else None)
+    event = words.test(p, q, PureDP(2.0), BETA, np.random.default_rng(9)).event
+    assert "first bit set" in event and re.search(r"\[1, 0, [01], [01], [01]\]", event)
 
 
 @pytest.mark.parametrize("classifier", ["boosting", "mlp", ["logistic", "boosting"]])

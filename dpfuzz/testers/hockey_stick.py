@@ -22,7 +22,7 @@ import math
 import time
 import warnings
 from dataclasses import replace
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from scipy import optimize, special
@@ -77,6 +77,9 @@ class HockeyStickTester(Tester):
         ``"privacy_loss"``: one joint exact bound on the event's privacy loss over both orders of
         the pair (`pure_dp_epsilon_lower`), about half the margin, which spends its β on
         exactly-tight mechanisms (what `estimate_epsilon` uses; docs/statistics.md).
+    describe_output : words for an output pattern (its integer coordinates) in event
+        descriptions, or None to show the row; audits pass the mechanism's `describe_output`
+        to the tester they build.
     """
 
     name = "hockey_stick"
@@ -87,10 +90,12 @@ class HockeyStickTester(Tester):
         classifier: str | object | list = "auto",
         objective: Literal["divergence", "epsilon"] = "epsilon",
         certificate: Literal["per_side", "privacy_loss"] = "per_side",
+        describe_output: Callable[[np.ndarray], str | None] | None = None,
     ):
         self.classifier = classifier
         self.objective = objective
         self.certificate = certificate
+        self.describe_output = describe_output
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
@@ -180,8 +185,9 @@ class HockeyStickTester(Tester):
         return replace(event, epsilon=claim.epsilon_grid()[int(np.argmax(values[0]))])
 
     def describe_row(self, row: np.ndarray) -> str | None:
-        """How an output pattern is shown in event descriptions (None: the row itself)."""
-        return None
+        """How an output pattern is shown in event descriptions: `describe_output`'s words for it
+        (the mechanism's, `dpfuzz.mechanism.output_words`), else None: the row itself."""
+        return None if self.describe_output is None else self.describe_output(row)
 
     def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
