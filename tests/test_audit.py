@@ -68,6 +68,12 @@ def test_reports_name_output_patterns_in_the_mechanisms_words():
     tester = HockeyStickTester()
     report = audit(item(), item.claim(), item.domain(), tester=tester, **settings)
     assert tester.describe_output is None and "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0]" in report.verification.event
+    # words are cosmetic: a describer that raises costs the audit nothing but the words
+    mechanism = item()
+    mechanism.describe_output = lambda pattern: 1 / 0
+    report = audit(mechanism, item.claim(), item.domain(), **settings)
+    assert report.violated
+    assert "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0] (describe_output raised ZeroDivisionError: division by zero)" in report.verification.event
 
 
 @pytest.mark.parametrize("name", BUGS)

@@ -426,9 +426,15 @@ class ModelScore:
         return text + (f"; driven most by output coordinates {drivers}" if drivers else "")
 
     def describe_row(self, row: np.ndarray) -> str:
-        """An output pattern in words: the tester's way (`describe_row` returning a string), else the row."""
-        text = self._describe_row(row) if self._describe_row is not None else None
-        return text if text is not None else str([_plain(value) for value in row])
+        """An output pattern in words: the tester's way (`describe_row` returning a string), else
+        the row. Words are cosmetic: a describer that raises gets the row and its error, and the
+        audit keeps its result."""
+        shown = str([_plain(value) for value in row])
+        try:
+            text = self._describe_row(row) if self._describe_row is not None else None
+        except Exception as error:
+            return f"{shown} (describe_output raised {type(error).__name__}: {error})"
+        return text if text is not None else shown
 
     def _describe_cells(self, interval: Interval) -> str:
         cells = self.model.cells(interval)
