@@ -54,11 +54,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except DPFuzzError as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True, markup=True)
+        message = _naming_the_flag(str(error), argv)
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
         return 2
     except KeyboardInterrupt:
         Console(stderr=True).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
         return 130
+
+
+def _naming_the_flag(message: str, argv: list[str]) -> str:
+    """An error about a setting the user gave as a flag names the flag: "max_draws (--max-draws)
+    must be …" (the library's errors name the Python parameter)."""
+    name = message.split(" ", 1)[0]
+    flag = "--" + name.replace("_", "-")
+    if name.isidentifier() and any(arg == flag or arg.startswith(flag + "=") for arg in argv):
+        return f"{name} ({flag}){message[len(name):]}"
+    return message
 
 
 def _version() -> str:
