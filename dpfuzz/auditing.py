@@ -288,7 +288,8 @@ class _Audit:
         self.mechanism, self.claim, self.domain = mechanism, claim, domain
         # `estimate_epsilon`'s: given the probe's outputs, the fitting and verification
         # outputs per side, and the held-out size the verified event is chosen for when below the
-        # verification's (under a deadline the verification draws on, its event one its fit supports)
+        # verification's (under a deadline the verification draws on, its event one its fit supports),
+        # or, in a search, the size each pair's event is chosen for (the certification that follows)
         self.plan, self.selection_samples = plan, None
         self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self.settings = replace(settings, seed=self.seed)
@@ -492,7 +493,8 @@ class _Audit:
         train1, test1 = split_halves(candidate.samples1)
         settings = self.settings
         with single_threaded():
-            events = self.tester.fit_both(train0, train1, self.claim, settings.beta, candidate.rng, eval_size=len(test0))
+            size = self.selection_samples or len(test0)
+            events = self.tester.fit_both(train0, train1, self.claim, settings.beta, candidate.rng, eval_size=size)
             return [
                 (self.tester.evaluate(event, test_p, test_q, self.claim, settings.beta), event)
                 for event, (test_p, test_q) in zip(events, ((test0, test1), (test1, test0)))

@@ -9,10 +9,11 @@ are fitted and selected on at most 3·10^6 outputs per side, 5% of the draws up 
 beyond 2.6·10^7 draws), because the estimate is the certified bound of that one test. Several pairs (a
 searched `Domain`, or a list) are estimated in two stages: a search audit spends SEARCH_SHARE of
 the draws on all pairs alike (fixed sampling; unlike a refutation audit it does not stop at the
-first violating pair) and picks the pair whose held-out bound is largest (with one count moved
-against each test: `_chosen_pair`); the rest of the draws estimate that pair alone, its event
-fitted on fresh outputs. The false-alarm reasoning is the audit's (one held-out test at level β,
-the pair and event selected on other samples), so
+first violating pair; with 3·10^5 outputs per side of each pair, their events are chosen
+for the final certification's size: FINAL_SIZE_SEARCH) and picks the pair whose held-out bound
+is largest (with one count moved against each test: `_chosen_pair`); the rest of the draws
+estimate that pair alone, its event fitted on fresh outputs. The false-alarm reasoning is the
+audit's (one held-out test at level β, the pair and event selected on other samples), so
 
     P(true ε at δ < estimate) ≤ β.
 
@@ -74,6 +75,18 @@ SEARCH_TRIALS = 10  # pairs tried when searching a Domain
 # side); not adopted.
 SEARCH_SHARE = 0.5
 SEARCH_VERIFY = 1_000
+# A search giving each pair at least FINAL_SIZE_SEARCH outputs per side chooses their events
+# for the final certification's size (the one the chosen pair gets), not for their own held-out
+# halves: a pair whose best events are rare then shows them.
+# On DP-Sniper's domain at 2.6·10^7 draws (6.5·10^5 per pair; 2026-11-27, seeds 0–5): SVT1 mean
+# 0.063 → 0.071 (seed 0 0.039 → 0.085: half-up/half-down, not all-up, whose loss is half), SVT2
+# 0.059 → 0.065 (seed 4 0.079 → 0.045, a random pair); SVT6 (seeds 0–7) 0.333 → 0.328, smallest
+# 0.297 both; SVT3 (0–4), SVT4, ReportNoisyMax3/4, NoisyHist2 and Laplace (0–2) unchanged. Below
+# 3·10^5 it lost (fc9dd2f did it at every size, 2026-11-25): at the default 4·10^6 draws (10^5
+# per pair) SVT6 0.253 → 0.232 and SVT3 0.097 → 0.085 (seeds 0–5), rare events chosen on a few
+# 10^4 outputs. Timed searches at a tenth of DP-Sniper's seconds give SVT3's and SVT6's pairs
+# under 10^5 outputs per side, Laplace's 3.4·10^5 (its 12 runs all at least DP-Sniper's, 11 before).
+FINAL_SIZE_SEARCH = 300_000
 # Outputs per side a pair's event is fitted and selected on, at most; the rest of the budget
 # goes to the final certification. 3·10^6 per side rather than 10^6 raised the bound on
 # DP-Sniper's pairs at 2.6·10^7 draws from 0.190 to 0.200 (SVT3) and 0.308 to 0.313 (SVT6).
@@ -501,7 +514,13 @@ def _estimate(
         return _certify(mechanism, domain, finder, delta, max_draws, beta, seed, deadline, fit_draws=max_draws)
     search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
     samples, search_draws = search_plan(max_draws, trials)
-    search = _audit(mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed, search_draws)
+
+    def plan(probe: np.ndarray) -> tuple[int, int, int | None]:  # FINAL_SIZE_SEARCH
+        scalar = int(np.prod(probe.shape[1:])) == 1
+        final = verification_samples(max_draws - search_draws, scalar) if samples >= FINAL_SIZE_SEARCH else None
+        return samples, SEARCH_VERIFY, final
+
+    search = _audit(mechanism, domain, finder, trials, delta, samples, SEARCH_VERIFY, beta, search_seed, search_draws, plan=plan)
     if deadline is not None:
         deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
     chosen = _certify(

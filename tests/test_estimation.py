@@ -351,6 +351,29 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
     assert chosen == moved_up.pair.swapped()  # the backward test, (M(d1), M(d0)), certified the bound
 
 
+def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(monkeypatch):
+    # Below FINAL_SIZE_SEARCH outputs per side a pair's events are chosen for its held-out half;
+    # from it, for the certification the chosen pair gets (one number per draw: its larger size).
+    from dpfuzz.testers import HockeyStickTester
+
+    sizes, fit_both = [], HockeyStickTester.fit_both
+
+    def spy(self, train0, train1, claim, beta, rng, eval_size=None):
+        sizes.append((len(train0), eval_size))
+        return fit_both(self, train0, train1, claim, beta, rng, eval_size=eval_size)
+
+    monkeypatch.setattr(HockeyStickTester, "fit_both", spy)
+    max_draws = 600_000
+    samples, search_draws = estimation.search_plan(max_draws, estimation.SEARCH_TRIALS)
+    final = estimation.verification_samples(max_draws - search_draws, scalar=True)
+    assert final > 5 * samples  # the two sizes differ
+    for threshold, expected in ((samples + 1, samples - samples // 2), (samples, final)):
+        monkeypatch.setattr(estimation, "FINAL_SIZE_SEARCH", threshold)
+        sizes.clear()
+        estimate_epsilon(laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws)
+        assert sizes == [(samples // 2, expected)] * estimation.SEARCH_TRIALS
+
+
 def test_the_time_plan_extrapolates_the_pilots_pace():
     # Pilots as (draws, seconds). Times growing as draws^1.5: the power law hits the time exactly.
     def pilots(*timed):
