@@ -25,10 +25,12 @@ at that budget. No event on these pairs certifies more in expectation; pairs of 
 not covered and might certify a little more. The output probabilities agree with 2·10^6 draws of
 the catalogue's entries to the third decimal. Writes benchmarks/results/certifiable_ceiling.md.
 
-A last section does the same for SVT3 on the pair DP-Sniper found (`svt3_outputs`: ⊤ first at
-query j with its released value in a cell of width 0.1, or ⊥^k; the pattern probabilities agree
-with 10^7 draws of the catalogue's entry to the fourth decimal, and cells of 0.5 move the ceiling
-by 0.001): what any event could certify there, against the estimates of the side-by-side table.
+A last section does the same for SVT3 on the pair DP-Sniper found and on three pairs that searches
+of its domain settle on, in each order (`svt3_outputs`: ⊤ first at query j with its released value
+in a cell of width 0.1, or ⊥^k; the pattern probabilities agree with 10^7 draws of the catalogue's
+entry to the fourth decimal, and cells of 0.5 move the ceiling by 0.001): what any event could
+certify there, and what an event of the monotone per-pattern score's class could (`monotone_scores`),
+against the estimates of the side-by-side table.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import argparse
 import numpy as np
 from results_table import environment, write
 from scipy import stats
+from sklearn.isotonic import IsotonicRegression
 
 from dpfuzz import estimation
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower, wilson_lower, wilson_upper
@@ -135,17 +138,28 @@ def svt3_outputs(answers: np.ndarray, threshold: float, values: np.ndarray, grid
     return probabilities / probabilities.sum()  # the grid sums add 0.08% to the mass
 
 
-def certificates(p: np.ndarray, q: np.ndarray, n: int, top_sets: int, beta: float = BETA) -> np.ndarray:
+def certificates(p: np.ndarray, q: np.ndarray, n: int, top_sets: int, beta: float = BETA, scores: np.ndarray | None = None) -> np.ndarray:
     """Per row, the best expected certificate over the likelihood-ratio sets S (unions of the
     outputs of largest p/q, short of the whole output space, which certifies nothing): the bound
     `estimate_epsilon` certifies pure DP with (`pure_dp_epsilon_lower`, β) at the expected counts
     p(S)·n and q(S)·n. It is computed for the `top_sets` sets that Wilson's bounds at β/2 rank
-    highest, −∞ for the rest (a generous shortlist: the best set is among the first few)."""
-    order = np.argsort(np.log(q) - np.log(p), axis=1)
+    highest and the `top_sets` / 2 they rank highest at 2β (the joint bound's margin is about half
+    a side's at β/2, so its best set can be smaller than all of the first shortlist: SVT3's
+    outputs of equal ratio make thousands of sets of nearly one size), −∞ for the rest. With
+    `scores`, the sets are those a score of each output thresholds instead: unions of its largest
+    values, never splitting outputs of equal score."""
+    order = np.argsort(np.log(q) - np.log(p) if scores is None else -scores, axis=1, kind="stable")
     p, q = np.take_along_axis(p, order, axis=1), np.take_along_axis(q, order, axis=1)
     p_sets, q_sets = np.cumsum(p, axis=1)[:, :-1] * n, np.cumsum(q, axis=1)[:, :-1] * n
-    approximate = np.log(np.maximum(wilson_lower(p_sets, n, beta / 2), 1e-300) / wilson_upper(q_sets, n, beta / 2))
-    top = np.argsort(approximate, axis=None)[-top_sets:]
+    ends = np.ones(p_sets.shape, dtype=bool)
+    if scores is not None:  # a set ends only where the score changes
+        ranked = np.take_along_axis(scores, order, axis=1)
+        ends = ranked[:, :-1] != ranked[:, 1:]
+    shortlists = []
+    for level, count in ((beta / 2, top_sets), (2 * beta, top_sets // 2)):
+        approximate = np.log(np.maximum(wilson_lower(p_sets, n, level), 1e-300) / wilson_upper(q_sets, n, level))
+        shortlists.append(np.argsort(np.where(ends, approximate, -np.inf), axis=None)[-count:])
+    top = np.unique(np.concatenate(shortlists))
     exact = np.full(p_sets.size, -np.inf)
     exact[top] = [pure_dp_epsilon_lower(round(x), n, round(y), n, beta) for x, y in zip(p_sets.ravel()[top], q_sets.ravel()[top])]
     return exact.reshape(p_sets.shape).max(axis=1)
@@ -234,26 +248,57 @@ def main() -> None:
     write("certifiable_ceiling", lines, args.quick)
 
 
+def monotone_scores(p: np.ndarray, q: np.ndarray, patterns: int) -> np.ndarray:
+    """The exact log-ratio ln(p/q) of SVT3's outputs (`patterns` blocks of value cells, then ⊥^k)
+    as `MonotonePatternScore` can express it: within each pattern, the best monotone fit of the
+    ratio over the value (isotonic, in the direction that fits better, weighted by p + q)."""
+    ratio, weight = np.log(p) - np.log(q), p + q
+    cells = (len(p) - 1) // patterns
+    scores = ratio.copy()
+    for block in range(patterns):
+        rows = slice(block * cells, (block + 1) * cells)
+        x, y, w = np.arange(cells), ratio[rows], weight[rows]
+        fits = [IsotonicRegression(increasing=up).fit_transform(x, y, sample_weight=w) for up in (True, False)]
+        scores[rows] = min(fits, key=lambda fit: np.sum(w * (fit - y) ** 2))
+    return scores
+
+
+# SVT3's pairs: DP-Sniper's, and three of StatDP's patterns from all answers at 0 (which searches of
+# DP-Sniper's domain settle on: search_share.md, dpsniper_side_by_side.md), each in both orders.
+SVT3_PAIRS = {
+    "DP-Sniper's: [0]*5+[1]*5 / [1]*5+[0]*5": (np.r_[np.zeros(5), np.ones(5)], np.r_[np.ones(5), np.zeros(5)]),
+    "half up, half down: [0]*10 / [1]*5+[-1]*5": (np.zeros(10), np.r_[np.ones(5), -np.ones(5)]),
+    "all answers up: [0]*10 / [1]*10": (np.zeros(10), np.ones(10)),
+    "one up, the rest down: [0]*10 / [1]+[-1]*9": (np.zeros(10), np.r_[1.0, -np.ones(9)]),
+}
+
+
 def svt3_section(sizes: tuple[int, int], cell: float, top_sets: int, grid: np.ndarray, weights: np.ndarray) -> list[str]:
-    """SVT3 on the pair DP-Sniper found (its row of the side-by-side table, at β = 0.1): the most
-    any event (a union of ⊤-at-j-with-value-in-a-cell outputs) certifies there, against which
-    the estimates of `dpsniper_side_by_side.md` are read."""
+    """SVT3 on DP-Sniper's pair (its row of the side-by-side table, at β = 0.1) and three pairs
+    searches settle on: the most any event (a union of ⊤-at-j-with-value-in-a-cell outputs)
+    certifies there, and the most an event that thresholds the monotone per-pattern score can."""
     values = np.arange(-300.0, 320.0, cell)  # released values: Lap(20) beyond ±300 has mass e^-15
-    first, second = np.r_[np.zeros(5), np.ones(5)], np.r_[np.ones(5), np.zeros(5)]
-    p, q = (svt3_outputs(answers, 1.0, values, grid, weights) for answers in (first, second))
-    best = [certificates(np.vstack([p, q]), np.vstack([q, p]), n, top_sets, beta=0.1).max() for n in sizes]
-    return [
+    lines = [
         "",
-        "## SVT3 on DP-Sniper's pair",
+        "## SVT3 on DP-Sniper's pair and on three pairs searches settle on",
         "",
-        f"SVT3 (t = 1, c = 1) on {first.astype(int).tolist()} / {second.astype(int).tolist()}, its true ε unbounded as k grows",
-        f"but finite on this pair; outputs are ⊤ first at query j with the released value in a cell of width {cell:g},",
-        "or ⊥^k. Ceilings at β = 0.1, the side-by-side table's confidence for DP-Sniper's rows.",
+        "SVT3 (t = 1, c = 1), its true ε unbounded as k grows but finite on each pair; outputs are ⊤ first at query j",
+        f"with the released value in a cell of width {cell:g}, or ⊥^k. Ceilings at β = 0.1, the side-by-side table's",
+        "confidence for DP-Sniper's rows, in each order of the pair (d0 / d1: P is d0's outputs). \"Monotone\": the most",
+        "an event can certify after a search if it thresholds the exact ratio's best monotone fit within each",
+        "pattern (`MonotonePatternScore`'s model class, fitted on unlimited outputs).",
         "",
-        "| largest ratio ln p/q | ceiling on one pair | ceiling after a search |",
-        "|---:|---:|---:|",
-        f"| {np.max(np.log(p / q)):.4f} | {best[0]:.4f} | {best[1]:.4f} |",
+        "| pair | order | largest ratio ln p/q | ceiling on one pair | ceiling after a search | monotone, after a search |",
+        "|---|---|---:|---:|---:|---:|",
     ]
+    for name, (first, second) in SVT3_PAIRS.items():
+        p, q = (svt3_outputs(answers, 1.0, values, grid, weights) for answers in (first, second))
+        p, q = np.maximum(p, 1e-300), np.maximum(q, 1e-300)  # cells beyond the grid's reach
+        for order, (a, b) in (("as named", (p, q)), ("reversed", (q, p))):
+            best = [certificates(a[None], b[None], n, top_sets, beta=0.1).max() for n in sizes]
+            monotone = certificates(a[None], b[None], sizes[1], top_sets, beta=0.1, scores=monotone_scores(a, b, 10)[None]).max()
+            lines.append(f"| {name} | {order} | {np.max(np.log(a / b)):.4f} | {best[0]:.4f} | {best[1]:.4f} | {monotone:.4f} |")
+    return lines
 
 
 if __name__ == "__main__":
