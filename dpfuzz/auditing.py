@@ -462,7 +462,7 @@ class _Audit:
         SVT6, SVT1) or a rare event's few counts (ReportNoisyMax3). So did certifying both
         directions' events of the one fit on the same fresh outputs, each at β/2, the larger
         reported (2026-11-27, SVT3's timed searches at a tenth of DP-Sniper's seconds, seeds 0–5 ×
-        2): at least DP-Sniper's 0.174 in 6 → 3 of 12 runs (mean 0.146 → 0.152); a search that
+        2): at least DP-Sniper's 0.174 in 6 → 3 of 12 runs (mean 0.144 → 0.152); a search that
         settled on the one-answer-up pair still certified 0.08 in its weaker order (most
         certifiable after a search: 0.092, against 0.187 reversed; `certifiable_ceiling.md`), the reverse
         event, rare, not found on its fit's outputs."""

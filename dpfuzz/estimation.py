@@ -50,7 +50,7 @@ from dpfuzz.validation import check_int, check_number
 VERIFY_SHARE = 0.6
 # Pairs tried when searching a Domain. Six (the relation's four classic patterns and two random
 # pairs; 2026-11-28, SVT3 at a tenth of DP-Sniper's seconds, seeds 0–5 × 2): at least
-# DP-Sniper's 0.174 in 6 → 7 of 12 runs, mean 0.146 → 0.163, one run certifying 0; within the
+# DP-Sniper's 0.174 in 6 → 7 of 12 runs, mean 0.144 → 0.163, one run certifying 0; within the
 # runs' spread, and a prior that suits SVT's patterns more than an unknown domain; not adopted.
 SEARCH_TRIALS = 10
 # With several pairs: the share of the draws that chooses the pair (each pair's event fitted
@@ -78,7 +78,7 @@ SEARCH_TRIALS = 10
 # tails certify less, while the chosen pair's fit halved (3.1–4.5·10^5 → 1.4–2.1·10^5 outputs per
 # side); not adopted. Nor certifying the two pairs with the largest held-out bounds, each on half
 # of what the search left (and half the time left) at β/2, the larger bound reported (2026-11-27,
-# SVT3 at a tenth of DP-Sniper's seconds, seeds 0–5 × 2): mean 0.146 → 0.132, at least
+# SVT3 at a tenth of DP-Sniper's seconds, seeds 0–5 × 2): mean 0.144 → 0.132, at least
 # DP-Sniper's 0.174 in 6 → 1 of 12 runs; a certification on half the draws loses more than
 # the better of two pairs gains.
 SEARCH_SHARE = 0.5
