@@ -464,8 +464,8 @@ class _Audit:
         reported (2026-11-27, SVT3's timed searches at a tenth of DP-Sniper's seconds, seeds 0–5 ×
         2): at least DP-Sniper's 0.174 in 6 → 3 of 12 runs (mean 0.144 → 0.152); a search that
         settled on the one-answer-up pair still certified 0.08 in its weaker order (most
-        certifiable after a search: 0.092, against 0.187 reversed; `certifiable_ceiling.md`), the reverse
-        event, rare, not found on its fit's outputs."""
+        certifiable after a search: 0.092, against 0.187 reversed; `certifiable_ceiling.md`),
+        the reverse event, rare, not found on its fit's outputs."""
         size = min(self.settings.verification_samples, self.selection_samples or math.inf)
         with single_threaded():
             candidate.fitted = self.tester.fit_oriented(
