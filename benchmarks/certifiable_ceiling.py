@@ -293,7 +293,6 @@ def svt3_section(sizes: tuple[int, int], cell: float, top_sets: int, grid: np.nd
     ]
     for name, (first, second) in SVT3_PAIRS.items():
         p, q = (svt3_outputs(answers, 1.0, values, grid, weights) for answers in (first, second))
-        p, q = np.maximum(p, 1e-300), np.maximum(q, 1e-300)  # cells beyond the grid's reach
         for order, (a, b) in (("as named", (p, q)), ("reversed", (q, p))):
             best = [certificates(a[None], b[None], n, top_sets, beta=0.1).max() for n in sizes]
             monotone = certificates(a[None], b[None], sizes[1], top_sets, beta=0.1, scores=monotone_scores(a, b, 10)[None]).max()
