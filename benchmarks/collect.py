@@ -23,6 +23,7 @@ EXPERIMENTS = [
     ("certified_epsilon", "python benchmarks/certified_epsilon.py", "DP-Sniper's ε lower bounds at ε = 0.1"),
     ("dpsniper_side_by_side", "python benchmarks/dpsniper_side_by_side.py", "estimate_epsilon beside DP-Sniper, audits beside StatDP, on their configurations"),
     ("certifiable_ceiling", "python benchmarks/certifiable_ceiling.py", "the most one event can certify on the correct mechanisms, and the draws 95% of ε needs"),
+    ("fitted_events", "python benchmarks/fitted_events.py", "the events estimate_epsilon fits on SVT3, judged exactly"),
     ("correct_at_scale", "python benchmarks/correct_at_scale.py", "the correct mechanisms within 5% of ε on their closest pair, given those draws"),
     ("search_share", "python benchmarks/search_share.py", "estimate_epsilon's search share of the draws, over seeds"),
     ("one_run", "python benchmarks/one_run.py", "paper 003, Figures 6–8: one-run audits against the truth"),

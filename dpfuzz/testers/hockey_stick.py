@@ -488,6 +488,18 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
         # 0.3 apart per coordinate, pure DP. Not adopted; z = 1 on every tail let tiny ones win
         # (SVT3 searching seed 3: 10 and 9 held-out outputs, certified 0; the patterns: 10 of
         # 40 seeds chose an event of P-mass under 10^-3).
+        # Judged exactly (benchmarks/fitted_events.py), on SVT3's all-answers-up pair the threshold
+        # chosen here loses as much as the score's ordering does: seeds 0–11, ceiling 0.289, best
+        # threshold of each fitted score 0.244, events chosen 0.198. On one fit the training margin
+        # ranked an event of 1,500 selection outputs (certifying 0.236) level with one of 19,000
+        # (0.160). Not adopted (2026-11-28): predicting the held-out bound with the certificate's
+        # own joint margin (a normal approximation of `pure_dp_epsilon_lower`), not Wilson's per
+        # side, moved 7 of those 24 seeds, 4 up and 3 down (all-up 0.198 → 0.188, one event of 65
+        # expected outputs certifying 0.070; DP-Sniper's pair 0.199 → 0.203), and SVT6 searching at
+        # 2.6·10^7 draws 0.334 → 0.322 (seeds 0–5). On fits of 2.6·10^6 outputs per side (seeds
+        # 0–11, DP-Sniper's pair): with z = 1 for the training margin as well, 7 of 12 events
+        # certified nothing (tiny ones); shrinking the training log-ratio by 4·se²/ln(p̂/q̂) in place
+        # of its margin, 3 of 12 (two held all but a few outputs, chosen by their complements).
         alpha = beta / 2 / candidates
         predicting = alpha / tail_scales if candidates == 1 else alpha
         if eval_size is None:
