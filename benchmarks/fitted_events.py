@@ -21,7 +21,7 @@ import argparse
 import time
 
 import numpy as np
-from certifiable_ceiling import SVT3_PAIRS, certificates, monotone_scores, svt3_outputs
+from certifiable_ceiling import EPSILON, MAX_DRAWS, SVT3_PAIRS, certificates, monotone_scores, svt3_outputs
 from dpsniper_side_by_side import SNIPER_BETA, row_setup
 from results_table import environment, write
 from scipy import stats
@@ -39,8 +39,7 @@ TOP_SETS = 200  # exact bounds per ceiling (`certificates`)
 def search_sizes() -> tuple[int, int]:
     """(fitting, verification) outputs per side of the chosen pair after a 10-pair search at
     DP-Sniper's budget of 2.6·10^7 draws."""
-    total = 26_000_000
-    left = total - estimation.search_plan(total, estimation.SEARCH_TRIALS)[1]
+    left = MAX_DRAWS - estimation.search_plan(MAX_DRAWS, estimation.SEARCH_TRIALS)[1]
     return estimation.fit_samples(left - estimation.PROBE_DRAWS), estimation.verification_samples(left)
 
 
@@ -82,7 +81,7 @@ def main() -> None:
         fit, verify, seeds, cell = fit // 10, verify // 10, range(1), 0.5
     values = np.arange(-300.0, 320.0, cell)  # released values: Lap(20) beyond ±300 has mass e^-15
     grid = np.linspace(-800.0, 800.0, 10_001 if args.quick else 40_001)
-    weights = stats.laplace(scale=20.0).pdf(grid) * (grid[1] - grid[0])  # ρ ~ Lap(2/ε) at ε = 0.1
+    weights = stats.laplace(scale=2 / EPSILON).pdf(grid) * (grid[1] - grid[0])  # ρ ~ Lap(2/ε)
     rows = output_rows(values)
     mechanism = row_setup("SVT3")[0]
     tester = estimation._estimation_tester(mechanism)

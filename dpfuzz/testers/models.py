@@ -180,10 +180,10 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
 # of that is the fitted score's ordering (its best threshold certifies 0.244 and 0.217) and half
 # the threshold chosen (`hockey_stick._epsilon_objective`). No score tried ordered better
 # (2026-11-28, fits of 2.6·10^6 outputs per side, seeds 0–3; best thresholds on the all-up pair,
-# where the raw steps' are 0.243): the smoothed copy 0.174 (its pattern's share pulls down the rare steps of high
-# ratio, ⊤ late with a low value), steps pooled to 200 and 1,000 rows 0.235 and 0.206; on seeds
-# 0–1, boosting on the codes and the summed value 0.19–0.23 (10–17 s to fit), logistic
-# regression on the codes, hinge functions of the value and their products 0.21 (44 s).
+# where the raw steps' are 0.243): the smoothed copy 0.174 (its pattern's share pulls down the
+# rare steps of high ratio, ⊤ late with a low value), steps pooled to 200 and 1,000 rows 0.235
+# and 0.206; on seeds 0–1, boosting on the codes and the summed value 0.19–0.23 (10–17 s to fit),
+# logistic regression on the codes, hinge functions of the value and their products 0.21 (44 s).
 SMOOTHED_PRIOR_ROWS = 1_000
 
 
