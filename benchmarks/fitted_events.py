@@ -27,7 +27,8 @@ from results_table import environment, write
 from scipy import stats
 from sklearn.pipeline import Pipeline
 
-from dpfuzz import estimation
+from dpfuzz import EstimationPolicy, estimation
+from dpfuzz.engine import sizes
 from dpfuzz.claims import PureDP
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 from dpfuzz.testers.models import MonotonePatternScore
@@ -39,8 +40,9 @@ TOP_SETS = 200  # exact bounds per ceiling (`certificates`)
 def search_sizes() -> tuple[int, int]:
     """(fitting, verification) outputs per side of the chosen pair after a 10-pair search at
     DP-Sniper's budget of 2.6·10^7 draws."""
-    left = MAX_DRAWS - estimation.search_plan(MAX_DRAWS, estimation.SEARCH_TRIALS)[1]
-    return estimation.fit_samples(left - estimation.PROBE_DRAWS), estimation.verification_samples(left)
+    policy = EstimationPolicy()
+    left = MAX_DRAWS - sizes.search_plan(MAX_DRAWS, policy.search_trials)[1]
+    return sizes.fit_samples(left - policy.audit.probe_draws), sizes.verification_samples(left)
 
 
 def output_rows(values: np.ndarray, k: int = 10) -> np.ndarray:
@@ -84,7 +86,7 @@ def main() -> None:
     weights = stats.laplace(scale=2 / EPSILON).pdf(grid) * (grid[1] - grid[0])  # ρ ~ Lap(2/ε)
     rows = output_rows(values)
     mechanism = row_setup("SVT3")[0]
-    tester = estimation._estimation_tester(mechanism)
+    tester = estimation.estimation_tester(mechanism)
     lines = [
         "# The events estimate_epsilon fits on SVT3, judged exactly",
         "",

@@ -29,7 +29,7 @@ from scipy import integrate, stats
 
 from dpfuzz.testers import RenyiTester
 from dpfuzz.catalogue import entry
-from dpfuzz.catalogue.subsampling import _poisson_claim
+from dpfuzz.catalogue.subsampling import poisson_claim
 
 Q, SIGMA, STEPS, ALPHA = 0.25, 1.0, 4, 2.0
 
@@ -83,7 +83,7 @@ def main() -> None:
         bound, estimate = measured(k, samples, seeds)
         rows.append((k, generic, exact, bound, estimate))
         print(rows[-1], flush=True)
-    single = _poisson_claim(Q, SIGMA, STEPS, ALPHA).epsilon
+    single = poisson_claim(Q, SIGMA, STEPS, ALPHA).epsilon
 
     figure, axis = subplots(figsize=(6, 4))
     axis.plot(groups, [row[1] for row in rows], "o-", label="(a) generic group bound")

@@ -10,7 +10,7 @@ fit on few samples (SVT1/SVT2: at 1.6·10^5 outputs per side the whole-space-lik
 all-answers-moved pattern outscore the half-up/half-down pattern that certifies twice as much on
 more samples), and costs certification samples everywhere else. Rows and β as in
 `dpsniper_side_by_side.py` (DP-Sniper's rows at β = 0.1, the correct mechanisms' at 0.05); the
-share is set through `dpfuzz.estimation.SEARCH_SHARE`. Writes benchmarks/results/search_share.md.
+share is `EstimationPolicy.search_share`. Writes benchmarks/results/search_share.md.
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ import numpy as np
 from dpsniper_side_by_side import ROWS, row_truth, timed_estimate
 from results_table import environment, write
 
-from dpfuzz import estimation
+from dpfuzz import EstimationPolicy
 
+DEFAULT_SHARE = EstimationPolicy().search_share
 FULL_ROWS = ["SVT1", "SVT2", "SVT3", "SVT4", "SVT6", "ReportNoisyMax1", "ReportNoisyMax3", "Laplace"]
-SHARES = [estimation.SEARCH_SHARE, 0.25]
+SHARES = [DEFAULT_SHARE, 0.25]
 
 
 def searched(name: str, share: float, seeds: range, max_draws: int) -> list[float]:
     """Certified ε when searching the row's domain with `share` of the draws on the search."""
-    default, estimation.SEARCH_SHARE = estimation.SEARCH_SHARE, share
-    try:
-        return [timed_estimate(name, False, seed, max_draws=max_draws)[0] for seed in seeds]
-    finally:
-        estimation.SEARCH_SHARE = default
+    policy = EstimationPolicy(search_share=share)
+    return [timed_estimate(name, False, seed, max_draws=max_draws, policy=policy)[0] for seed in seeds]
 
 
 def main() -> None:
@@ -48,7 +46,7 @@ def main() -> None:
         for share in SHARES:
             bounds = searched(name, share, seeds, max_draws)
             rows.append(
-                f"| {name} | {reference} | {share:.0%}{' (default)' if share == estimation.SEARCH_SHARE else ''} | "
+                f"| {name} | {reference} | {share:.0%}{' (default)' if share == DEFAULT_SHARE else ''} | "
                 f"{' / '.join(f'{bound:.4g}' for bound in bounds)} | {np.mean(bounds):.4g} | {min(bounds):.4g} |"
             )
     lines = [
@@ -56,7 +54,7 @@ def main() -> None:
         "",
         f"{environment()}; `estimate_epsilon(entry, domain, max_draws={max_draws:,}, seed=s)`, seeds "
         f"{', '.join(map(str, seeds))}, searching the row's domain in `dpsniper_side_by_side.py` (10 pairs) with",
-        "`SEARCH_SHARE` of the draws on the search and the rest on the chosen pair.",
+        "`EstimationPolicy.search_share` of the draws on the search and the rest on the chosen pair.",
         "",
         "| mechanism | reference | search share | ε ≥ per seed | mean | smallest |",
         "|---|---|---|---|---:|---:|",

@@ -21,7 +21,7 @@ _EXPORTS = {
     "GaussianDP": "dpfuzz.claims",
     "ZeroConcentratedDP": "dpfuzz.claims",
     "DatasetPair": "dpfuzz.datasets",
-    "Domain": "dpfuzz.datasets",
+    "Domain": "dpfuzz.domain",
     "AddRemove": "dpfuzz.relations",
     "Substitute": "dpfuzz.relations",
     "Linf": "dpfuzz.relations",
@@ -51,9 +51,12 @@ _EXPORTS = {
     "AuditReport": "dpfuzz.report",
     "TrialRecord": "dpfuzz.report",
     "AuditSettings": "dpfuzz.settings",
+    "AuditPolicy": "dpfuzz.engine.policy",
+    "EstimationPolicy": "dpfuzz.engine.policy",
+    "StopReason": "dpfuzz.engine.stops",
     "audit": "dpfuzz.auditing",
     "estimate_epsilon": "dpfuzz.estimation",
-    "EpsilonEstimate": "dpfuzz.estimation",
+    "EpsilonEstimate": "dpfuzz.estimate_report",
     "audit_one_run": "dpfuzz.one_run",
     "OneRunAudit": "dpfuzz.one_run",
     "assert_dp": "dpfuzz.assertions",
@@ -86,8 +89,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.assertions import DPViolation, assert_dp
     from dpfuzz.auditing import audit
     from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
-    from dpfuzz.datasets import DatasetPair, Domain
-    from dpfuzz.estimation import EpsilonEstimate, estimate_epsilon
+    from dpfuzz.datasets import DatasetPair
+    from dpfuzz.domain import Domain
+    from dpfuzz.engine.policy import AuditPolicy, EstimationPolicy
+    from dpfuzz.engine.stops import StopReason
+    from dpfuzz.estimate_report import EpsilonEstimate
+    from dpfuzz.estimation import estimate_epsilon
     from dpfuzz.one_run import OneRunAudit, audit_one_run
     from dpfuzz.errors import (
         ConfigError,

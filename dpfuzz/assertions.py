@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from dpfuzz.auditing import audit
 from dpfuzz.claims import Claim
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.mechanism import Mechanism
 from dpfuzz.report import AuditReport
 from dpfuzz.settings import AuditSettings

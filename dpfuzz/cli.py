@@ -275,7 +275,7 @@ def resolve_target(args: argparse.Namespace):
         changes["distance"] = args.distance
         changes["sensitivity"] = args.sensitivity
     if changes:
-        from dpfuzz.datasets import Domain
+        from dpfuzz.domain import Domain
 
         base = {key: value for key, value in target.domain.to_dict().items()}
         if "relation" in changes:

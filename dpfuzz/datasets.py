@@ -1,22 +1,16 @@
-"""Datasets, dataset pairs and record domains.
+"""Datasets and dataset pairs, and how they are shown.
 
 A dataset is a numpy array with one row per record: shape ``(n,)`` for scalar records and
-``(n, dim)`` for vector records. A `Domain` says which records and sizes are allowed and which
-neighbouring relation (`dpfuzz.relations`) makes two datasets neighbours.
+``(n, dim)`` for vector records. `dpfuzz.domain.Domain` says which records and sizes are allowed
+and which neighbouring relation makes two datasets neighbours.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
-from dpfuzz.errors import InvalidArgument
-from dpfuzz.validation import check_int
-
-if TYPE_CHECKING:
-    from dpfuzz.relations import Relation
 
 
 @dataclass(frozen=True)
@@ -66,196 +60,15 @@ def format_dataset(dataset: np.ndarray, limit: int = 8) -> str:
     return format_records(np.asarray(dataset).tolist(), limit)
 
 
-_DTYPE_NAMES = {"int": "int", "float": "float"}
 
 
-def _dtype_name(dtype: object) -> str:
-    """"int" or "float" from the strings, Python's int and float, or any numpy integer/float dtype."""
-    if isinstance(dtype, str) and dtype in _DTYPE_NAMES:
-        return dtype
-    try:
-        kind = np.dtype(dtype).kind
-    except TypeError:
-        kind = None
-    if kind in ("i", "u"):
-        return "int"
-    if kind == "f":
-        return "float"
-    raise InvalidArgument(
-        f"dtype must be 'int' or 'float' (or int, float, a numpy integer or float dtype), got {dtype!r}."
-    )
 
+def __getattr__(name: str):
+    if name == "Domain":  # deprecated location, kept for one minor release
+        import warnings
 
-@dataclass(frozen=True)
-class Domain:
-    """Where datasets live: record type and bounds, dataset sizes, neighbouring relation.
+        from dpfuzz.domain import Domain
 
-    Parameters
-    ----------
-    low, high : bounds of every record coordinate (scalars, or arrays of length ``dim``).
-    min_size, max_size : allowed number of records in a dataset (inclusive).
-    relation : ``"add_remove"`` (default), ``"substitute"`` or ``"linf"`` (query-answer vectors
-        of exactly ``min_size == max_size`` answers), or a `dpfuzz.relations.Relation`.
-    dim : ``None`` for scalar records, else the length of each vector record.
-    dtype : ``"float"`` or ``"int"`` (Python's ``int``/``float`` and numpy dtypes work too);
-        integer records take every value in [low, high].
-    distance : add/remove and substitute: neighbours differ in this many records (groups of k;
-        default 1).
-    sensitivity : linf: how far each answer may move between neighbours (default 1).
-
-    After construction `relation` is the `Relation` object, and `distance` and `sensitivity`
-    hold its parameter (1 and None for the multiset relations, 1 and s for linf).
-    """
-
-    low: float | tuple = 0.0
-    high: float | tuple = 1.0
-    min_size: int = 0
-    max_size: int = 10
-    relation: "str | Relation" = "add_remove"
-    dim: int | None = None
-    dtype: object = "float"
-    distance: int | None = None
-    sensitivity: float | None = None
-    _low: np.ndarray = field(init=False, repr=False, compare=False)
-    _high: np.ndarray = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        from dpfuzz.relations import Linf, make_relation  # relations imports this module
-
-        relation = make_relation(self.relation, self.distance, self.sensitivity)
-        object.__setattr__(self, "relation", relation)
-        object.__setattr__(self, "distance", getattr(relation, "distance", 1))
-        object.__setattr__(self, "sensitivity", relation.sensitivity if isinstance(relation, Linf) else None)
-        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
-        if self.dim is not None:
-            check_int("dim (None for scalar records)", self.dim, minimum=1)
-        for name in ("min_size", "max_size"):
-            object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=0))
-        if self.max_size < self.min_size:
-            raise InvalidArgument(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
-        shape = () if self.dim is None else (self.dim,)
-        low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
-        if not np.all(low <= high):
-            raise InvalidArgument(f"low must be <= high in every coordinate, got low={self.low!r}, high={self.high!r}.")
-        if self.dtype == "int" and not (np.all(low == np.round(low)) and np.all(high == np.round(high))):
-            raise InvalidArgument(f"dtype='int' needs integer bounds, got low={self.low!r}, high={self.high!r}.")
-        object.__setattr__(self, "_low", low)
-        object.__setattr__(self, "_high", high)
-        relation.check_domain(self)
-
-    @staticmethod
-    def _bound(name: str, value: object, shape: tuple) -> np.ndarray:
-        try:
-            array = np.broadcast_to(np.asarray(value, dtype=float), shape).copy()
-        except (TypeError, ValueError) as error:
-            raise InvalidArgument(f"{name}={value!r} must be a number or one per coordinate (shape {shape}).") from error
-        if not np.all(np.isfinite(array)):
-            raise InvalidArgument(f"{name} must be finite, got {value!r}.")
-        return array
-
-    # -- shapes and records -------------------------------------------------------------
-    @property
-    def record_shape(self) -> tuple:
-        return () if self.dim is None else (self.dim,)
-
-    @property
-    def record_width(self) -> int:
-        """Coordinates per record (1 for scalar records)."""
-        return 1 if self.dim is None else self.dim
-
-    @property
-    def numpy_dtype(self) -> type:
-        return np.int64 if self.dtype == "int" else np.float64
-
-    @property
-    def lower(self) -> np.ndarray:
-        """Lower bound per record coordinate, as an array of the record's shape."""
-        return self._low
-
-    @property
-    def upper(self) -> np.ndarray:
-        """Upper bound per record coordinate, as an array of the record's shape."""
-        return self._high
-
-    def dataset(self, records: object) -> np.ndarray:
-        """Turn a sequence of records into a dataset array of this domain (validated)."""
-        array = np.asarray(records, dtype=float).reshape((-1,) + self.record_shape)
-        self.validate_dataset(array)
-        return array.astype(self.numpy_dtype)
-
-    def random_records(self, count: int, rng: np.random.Generator) -> np.ndarray:
-        shape = (count,) + self.record_shape
-        if self.dtype == "int":
-            return rng.integers(self._low.astype(np.int64), self._high.astype(np.int64) + 1, size=shape)
-        return rng.uniform(self._low, self._high, size=shape)
-
-    def random_dataset(self, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
-        size = int(rng.integers(self.min_size, self.max_size + 1)) if size is None else size
-        return self.random_records(size, rng)
-
-    def record_at(self, fraction: float) -> np.ndarray:
-        """The record at `fraction` of the way from `lower` to `upper` in every coordinate."""
-        record = self._low + fraction * (self._high - self._low)
-        return np.round(record) if self.dtype == "int" else record
-
-    def constant_records(self, record: object, count: int) -> np.ndarray:
-        """`count` copies of one record, as a dataset array."""
-        return np.broadcast_to(np.asarray(record, dtype=self.numpy_dtype), (count,) + self.record_shape).copy()
-
-    def records_from_unit(self, unit: np.ndarray) -> np.ndarray:
-        """Records from coordinates in [0, 1], `record_width` per record (integers: equal cells)."""
-        width = self.record_width
-        low, span = self._low.reshape(-1), (self._high - self._low).reshape(-1)
-        cells = np.asarray(unit, dtype=float).reshape(-1, width)
-        if self.dtype == "int":
-            values = np.minimum(low + np.floor(cells * (span + 1)), self._high.reshape(-1))
-        else:
-            values = low + cells * span
-        values = values.astype(self.numpy_dtype)
-        return values[:, 0] if self.dim is None else values
-
-    def random_pair(self, rng: np.random.Generator) -> DatasetPair:
-        """A random neighbouring pair of the domain (either order)."""
-        return self.relation.random_pair(self, rng)
-
-    # -- validation and description ------------------------------------------------------
-    def validate_dataset(self, dataset: np.ndarray, name: str = "dataset") -> None:
-        if not isinstance(dataset, np.ndarray):
-            raise InvalidArgument(f"{name} must be a numpy array, got {type(dataset).__name__}.")
-        if dataset.ndim != 1 + len(self.record_shape) or dataset.shape[1:] != self.record_shape:
-            expected = "(n,)" if self.dim is None else f"(n, {self.dim})"
-            raise InvalidArgument(f"{name} has shape {dataset.shape}; this domain's datasets have shape {expected}.")
-        if not self.min_size <= len(dataset) <= self.max_size:
-            raise InvalidArgument(
-                f"{name} has {len(dataset)} records; the domain allows {self.min_size} to {self.max_size}."
-            )
-        if len(dataset) and (np.any(dataset < self._low) or np.any(dataset > self._high)):
-            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has records outside [{self.low}, {self.high}].")
-        if self.dtype == "int" and np.any(dataset != np.round(dataset)):
-            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has non-integer records but dtype='int'.")
-
-    def validate_pair(self, pair: DatasetPair) -> None:
-        """Raise `InvalidArgument` unless both datasets lie in the domain and are neighbours."""
-        if not isinstance(pair, DatasetPair):
-            raise InvalidArgument(f"expected a dpfuzz.DatasetPair, got {type(pair).__name__}.")
-        self.validate_dataset(pair.d0, "d0")
-        self.validate_dataset(pair.d1, "d1")
-        self.relation.check_pair(self, pair)
-
-    def describe_pair(self, pair: DatasetPair) -> list[str]:
-        """What differs first, then both datasets: ``["d1 = d0 + [0.0] (added)", "d0 = …", "d1 = …"]``."""
-        return [self.relation.difference(pair), f"d0 = {format_dataset(pair.d0)}", f"d1 = {format_dataset(pair.d1)}"]
-
-    def to_dict(self) -> dict:
-        def plain(value):
-            return np.asarray(value).tolist()
-
-        return {
-            "low": plain(self.low),
-            "high": plain(self.high),
-            "min_size": int(self.min_size),
-            "max_size": int(self.max_size),
-            "dim": self.dim,
-            "dtype": self.dtype,
-            **self.relation.domain_fields(),
-        }
+        warnings.warn("dpfuzz.datasets.Domain moved: import dpfuzz.Domain (or dpfuzz.domain.Domain).", DeprecationWarning, stacklevel=2)
+        return Domain
+    raise AttributeError(f"module 'dpfuzz.datasets' has no attribute {name!r}")

@@ -156,9 +156,7 @@ def _binds(function, count: int) -> bool:
 # Outputs are drawn in calls of at most CHUNK_VALUES output values (the first call, before the
 # output's width is known, of FIRST_ROWS rows): a vectorised mechanism's temporaries then stay
 # small enough for the allocator to reuse, where one large call pays a page fault per page of
-# each temporary (about as much as the arithmetic here). Measured on 2026-11-26, 8.4·10^6
-# outputs in one call against calls of 2^20 values: SVT6 6.2 → 2.5 s, ReportNoisyMax3 3.7 → 1.5 s,
-# NoisyHist2 3.3 → 1.1 s, Laplace 0.32 → 0.20 s; SVT3's 4.2·10^6 (20 values each) 6.3 → 1.7 s.
+# each temporary (about as much as the arithmetic here; docs/decisions/0014-drawing-and-memory.md).
 CHUNK_VALUES = 1 << 20
 FIRST_ROWS = 1 << 12
 

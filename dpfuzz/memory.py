@@ -5,11 +5,8 @@ kernel honours that request synchronously (`/sys/kernel/mm/transparent_hugepage/
 ``madvise``, the usual default), faulting a fresh huge page can wait for memory compaction; in a
 process that has allocated and freed gigabytes (an estimate's samples and feature matrices) the
 stalls cost more than the huge pages save on an array that is written once and read a few
-times. Measured on 2026-11-27, SVT3's fit stage at 1.2·10^6 outputs per side: the 1.0·10^6 × 60
-feature matrix took 1.85 s to fill, 0.48 s on ordinary pages; assembling the drawn outputs 1.35
-→ 0.31 s. Small arrays, and arrays the mechanism allocates itself, keep NumPy's default: huge
-pages may serve a mechanism's reused temporaries (with the advice off for the whole process,
-ReportNoisyMax3's estimates took 10–17% longer in one interleaved run; used as here, no longer).
+times. Small arrays, and arrays the mechanism allocates itself, keep NumPy's default: huge
+pages may serve a mechanism's reused temporaries (docs/decisions/0014-drawing-and-memory.md).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_choice, check_int, check_number
 
 if TYPE_CHECKING:
-    from dpfuzz.datasets import Domain
+    from dpfuzz.domain import Domain
 
 
 class Relation(ABC):

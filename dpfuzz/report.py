@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from importlib import metadata
 
 from dpfuzz.claims import Claim
-from dpfuzz.datasets import DatasetPair, Domain, format_dataset
+from dpfuzz.datasets import DatasetPair, format_dataset
+from dpfuzz.domain import Domain
+from dpfuzz.engine.stops import Stop
 from dpfuzz.testers.base import TestResult
 
 
@@ -71,6 +73,8 @@ class AuditReport:
     reproducible : the same seed gives the same report (False when the mechanism does not take
         its randomness from the rng dpfuzz passes, or when max_seconds cut the audit).
     notes : what a reader should know (budget cuts, reproducibility).
+    stops : the stages a budget or the clock cut short, each a `Stop` (reason and sentence; the
+        sentence is also among `notes`).
     reproduce : how to run this audit again, when the caller knows (CLI, campaign, pytest).
     """
 
@@ -97,6 +101,7 @@ class AuditReport:
     power: dict | None = None
     reproducible: bool = True
     notes: tuple[str, ...] = ()
+    stops: tuple[Stop, ...] = ()
     reproduce: str = ""
     seconds: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
@@ -158,6 +163,7 @@ class AuditReport:
             "draw_rate": None if math.isinf(self.draw_rate) else self.draw_rate,
             "reproducible": self.reproducible,
             "notes": list(self.notes),
+            "stops": [stop.to_dict() for stop in self.stops],
             "reproduce": self.reproduce,
             "seconds": self.seconds,
             "versions": self.versions,

@@ -16,10 +16,15 @@ and simple values::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from hypothesis import strategies as st
 
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+
+if TYPE_CHECKING:  # a domain's relation builds its pairs from the strategies here
+    from dpfuzz.domain import Domain
 
 
 def records(domain: Domain) -> st.SearchStrategy[np.ndarray]:

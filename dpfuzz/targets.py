@@ -82,7 +82,7 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
     """
     from dpfuzz.catalogue.entry import CatalogueEntry
     from dpfuzz.claims import claim_from_parameters
-    from dpfuzz.datasets import Domain
+    from dpfuzz.domain import Domain
     from dpfuzz.mechanism import is_mechanism, mechanism_name
 
     claimed, params = dict(claimed or {}), dict(params or {})

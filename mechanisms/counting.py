@@ -19,7 +19,8 @@ import math
 import numpy as np
 
 from dpfuzz.claims import PureDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 

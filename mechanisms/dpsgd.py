@@ -33,7 +33,8 @@ from functools import lru_cache
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, GaussianDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from ._checks import positive
 from .entry import CatalogueEntry, Truth

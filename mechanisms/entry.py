@@ -10,7 +10,8 @@ from typing import Any, Callable
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.mechanism import Mechanism
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import did_you_mean

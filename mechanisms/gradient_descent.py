@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from dpfuzz.claims import RenyiDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim
 from .entry import CatalogueEntry, Truth

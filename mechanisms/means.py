@@ -31,7 +31,8 @@ import math
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim

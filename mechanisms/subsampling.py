@@ -20,7 +20,8 @@ import math
 import numpy as np
 
 from dpfuzz.claims import RenyiDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from ._checks import positive
 from .accounting import poisson_gaussian_steps, renyi_claim
@@ -30,7 +31,7 @@ DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=8)
 WITNESS = DatasetPair(np.array([]), np.array([1.0]))
 
 
-def _poisson_claim(q: float, sigma: float, steps: int, alpha: float, **_) -> RenyiDP:
+def poisson_claim(q: float, sigma: float, steps: int, alpha: float, **_) -> RenyiDP:
     return renyi_claim(poisson_gaussian_steps(q, positive("sigma", sigma), steps), alpha)
 
 
@@ -61,7 +62,7 @@ PoissonSubsampledGaussian = CatalogueEntry(
     build=poisson_subsampled_gaussian,
     claim_type=RenyiDP,
     defaults=dict(_DEFAULTS),
-    claim_spec=_poisson_claim,
+    claim_spec=poisson_claim,
     domain_spec=DOMAIN,
     truth_spec=Truth(True, note="dp-accounting RDP of the Poisson-subsampled Gaussian"),
     witness_spec=WITNESS,
@@ -74,7 +75,7 @@ ShuffledBatchAsPoisson = CatalogueEntry(
     build=shuffled_batches,
     claim_type=RenyiDP,
     defaults={**_DEFAULTS, "batch": 2},
-    claim_spec=_poisson_claim,
+    claim_spec=poisson_claim,
     domain_spec=DOMAIN,
     truth_spec=lambda q, sigma, steps, alpha, batch: Truth(
         False, steps * alpha / (2 * sigma**2), "small datasets are sampled whole: tight on the witness"
@@ -88,7 +89,7 @@ def _group_claim(q: float, sigma: float, steps: int, alpha: float, k: int) -> Re
     doublings = math.log2(k)
     if k < 1 or doublings != int(doublings):
         raise InvalidArgument(f"group size k must be a power of 2, got {k!r}.")
-    single = _poisson_claim(q, sigma, steps, alpha * k)
+    single = poisson_claim(q, sigma, steps, alpha * k)
     return RenyiDP(alpha, 3 ** int(doublings) * single.epsilon)
 
 

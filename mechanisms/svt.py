@@ -36,7 +36,8 @@ from functools import partial
 import numpy as np
 
 from dpfuzz.claims import PureDP
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from ._checks import positive
 from .entry import CatalogueEntry, Truth

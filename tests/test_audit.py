@@ -21,9 +21,10 @@ from dpfuzz import (
     audit,
     per_call,
 )
-from dpfuzz import auditing
 from dpfuzz.catalogue import entry
-from dpfuzz.schedule import Look
+from dpfuzz.engine import AuditPolicy, Budget, Plan, Run, StopReason
+from dpfuzz.engine.certification import FreshOutputs, verify
+from dpfuzz.engine.schedule import Look
 from dpfuzz.testers.float_bits import FloatBitsTester
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
@@ -254,17 +255,18 @@ def test_max_seconds_is_reported_as_not_reproducible():
 
 
 def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor():
-    # Drawing stops by the clock alone: a deadline already passed leaves DEADLINE_FLOOR outputs
+    # Drawing stops by the clock alone: a deadline already passed leaves `deadline_floor` outputs
     # per side, one an hour away leaves the whole count.
     item = entry("NonDPLaplaceMean1")
     mechanism, pair, claim = item(), item.witness(), item.claim()
     rng = np.random.default_rng(0)
     event = HockeyStickTester().fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
-    for deadline, expected, cut in ((-math.inf, auditing.DEADLINE_FLOOR, True), (math.inf, 4_500, False)):
-        fresh = auditing._FreshOutputs(HockeyStickTester(), (event,))
-        draws = auditing._Draws(mechanism, math.inf, None)
-        fresh.draw(draws, pair, 4_500, rng, deadline)
-        assert (fresh.count, draws.used, fresh.cut) == (expected, 2 * expected, cut)
+    floor = AuditPolicy().deadline_floor
+    for deadline, expected, cut in ((-math.inf, floor, True), (math.inf, 4_500, False)):
+        fresh = FreshOutputs(HockeyStickTester(), (event,), chunk_values=1 << 20, keep=0)
+        budget = Budget(mechanism, math.inf)
+        fresh.draw(budget, pair, 4_500, rng, deadline, floor=floor, pace_share=0.9)
+        assert (fresh.count, budget.used, fresh.cut) == (expected, 2 * expected, cut)
 
 
 def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
@@ -281,29 +283,30 @@ def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
         max_seconds=1.0, seed=0,
     )
     outputs = report.verification.num_samples[0]
-    assert auditing.DEADLINE_FLOOR <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
+    assert AuditPolicy().deadline_floor <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
     assert any(f"max_seconds ended verification at {outputs:,} of 1,000,000" in note for note in report.notes)
     assert report.violated and 0.5 < report.epsilon_lower_bound < 1.0
 
 
-def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it(monkeypatch):
+def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it():
     # Two looks, 2,000 then 150,000 outputs per side, at 20 µs per output (6 s) under max_seconds =
-    # 3 (up to 1 s of it setup and fitting): the second does not fit the time left, but it starts
-    # and is drawn until the deadline (more outputs, at its larger β) instead of being skipped.
+    # 3: the second does not fit the time left, but it starts and is drawn until the deadline
+    # (more outputs, at its larger β) instead of being skipped.
     def slow_noisy_sum(dataset, num_samples, rng):
         time.sleep(2e-5 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
-    monkeypatch.setattr(auditing, "verification_looks", lambda cap, first, beta: [Look(2_000, beta / 2), Look(150_000, beta / 2)])
-    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
-    report = audit(
-        slow_noisy_sum, PureDP(1.0), Domain(max_size=2), finder=[pair], trials=1, samples=2_000, verify_samples=200_000,
-        max_seconds=3.0, seed=0,
-    )
-    outputs = report.verification.num_samples[0]
-    assert [look["samples"] for look in report.looks] == [2_000, outputs] and 2_000 < outputs < 100_000
-    assert any(f"max_seconds ended verification at {outputs:,} of 150,000" in note for note in report.notes)
-    assert not any("the budget ended" in note for note in report.notes)
+    pair, claim, rng = DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), PureDP(1.0), np.random.default_rng(0)
+    tester = HockeyStickTester()
+    train = noisy_sum(pair.d0, 2_000, rng), noisy_sum(pair.d1, 2_000, rng)
+    run = Run(slow_noisy_sum, claim, Domain(max_size=2), Budget(slow_noisy_sum, math.inf, max_seconds=3.0), seed=0)
+    plan = Plan(trials=1, samples=2_000, verify_samples=200_000, beta=0.05, directions=1)
+    looks = [Look(2_000, 0.025), Look(150_000, 0.025)]
+    verification = verify(run, tester, plan, pair, *train, None, rng, rng, planned=looks)
+    outputs = verification.result.num_samples[0]
+    assert [look["samples"] for look in verification.looks] == [2_000, outputs] and 2_000 < outputs < 100_000
+    assert [stop.reason for stop in run.stops] == [StopReason.VERIFICATION_CLOCK]
+    assert f"max_seconds ended verification at {outputs:,} of 150,000" in run.stops[0].text
 
 
 def test_a_clean_audit_states_what_it_could_have_detected():
@@ -406,13 +409,11 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
 @pytest.mark.parametrize(
     "name, tester", [("SVT6", HockeyStickTester()), ("NonDPLaplaceMean1", HockeyStickTester()), ("NonDPLaplaceMean1", FloatBitsTester())]
 )
-def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(monkeypatch, name, tester):
+def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(name, tester):
     """Outputs drawn in chunks of 1,000 values (SVT6: 100 outputs) and discarded give the counts
     `evaluate` gives on all of them at once, for the pair's event and for its reverse's (P and Q
-    swapped), each at β/2; of 1-D outputs the first PROFILE_MAX_SAMPLES per side are kept for the
-    privacy profile, of vector outputs none."""
-    monkeypatch.setattr(auditing, "VERIFY_CHUNK_VALUES", 1_000)
-    monkeypatch.setattr(auditing, "PROFILE_MAX_SAMPLES", 2_500)
+    swapped), each at β/2; of 1-D outputs the first 2,500 per side (what the policy's
+    `profile_max_samples` says) are kept for the privacy profile, of vector outputs none."""
     item = entry(name)
     mechanism, pair, claim = item(), item.witness(), item.claim()
     drawn = []
@@ -424,8 +425,8 @@ def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(
     rng = np.random.default_rng(0)
     train = mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng)
     events = tester.fit(*train, claim, 0.025, rng), tester.fit(*train[::-1], claim, 0.025, rng)
-    fresh = auditing._FreshOutputs(tester, events)
-    draws = auditing._Draws(recorded, math.inf, None)
+    fresh = FreshOutputs(tester, events, chunk_values=1_000, keep=2_500)
+    draws = Budget(recorded, math.inf)
     draws.output_shape = train[0].shape[1:]  # known from the audit's probe
     fresh.draw(draws, pair, 4_500, rng)
     rows = 1_000 // math.prod(draws.output_shape)  # SVT6: 100 outputs of 10 values; Laplace: 1,000 numbers

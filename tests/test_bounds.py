@@ -130,3 +130,17 @@ def test_closed_form_renyi_matches_numerical_integration():
     ):
         value, _ = integrate.quad(lambda x: math.exp(2.5 * p.logpdf(x) - 1.5 * q.logpdf(x)), -20, 20, points=[0, 1])
         assert math.isclose(math.log(value) / 1.5, closed, rel_tol=1e-7)
+
+
+def test_the_bracketed_root_finds_known_roots_to_its_tolerance():
+    from dpfuzz.testers.bounds import bracketed_root
+
+    assert abs(bracketed_root(math.cos, 0.0, 3.0) - math.pi / 2) < 1e-11
+    assert abs(bracketed_root(lambda x: x**3 - 2.0, 0.0, 5.0) - 2.0 ** (1 / 3)) < 1e-11
+    assert abs(bracketed_root(lambda x: math.exp(x) - 1e6, -50.0, 50.0, xtol=1e-12, rtol=0.0) - math.log(1e6)) < 1e-11
+    # the successes at which the Clopper-Pearson lower bound reaches 0.3 (n = 1,000, alpha = 0.01)
+    p = bracketed_root(lambda share: float(clopper_pearson_lower(share * 1_000, 1_000, 0.01)) - 0.3, 0.3, 1.0)
+    assert abs(float(clopper_pearson_lower(p * 1_000, 1_000, 0.01)) - 0.3) < 1e-9
+    assert bracketed_root(lambda x: x - 1.0, 1.0, 2.0) == 1.0  # a root at an end
+    with pytest.raises(ValueError, match="same sign"):
+        bracketed_root(lambda x: x * x + 1.0, -1.0, 1.0)

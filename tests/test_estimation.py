@@ -10,11 +10,17 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dpfuzz import DatasetPair, Domain, InvalidArgument, estimate_epsilon
+from dpfuzz import DatasetPair, Domain, EstimationPolicy, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
 from dpfuzz import estimation
 from dpfuzz.cli import main
-from dpfuzz.estimation import enclosing_domain, fit_samples, planned_draws, smallest_budget
+from dpfuzz.engine import Budget, Stop, StopReason
+from dpfuzz.engine.timing import Deadline, planned_draws
+from dpfuzz.engine.sizes import fit_samples, search_plan, smallest_budget, verification_samples
+from dpfuzz.domain import enclosing_domain
+
+POLICY = EstimationPolicy()
+PROBE_DRAWS = POLICY.audit.probe_draws
 
 importlib.import_module("dpfuzz.testers.hockey_stick")  # its first import (≈ 1 s) would eat the timed tests' 1 s
 
@@ -196,20 +202,23 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
     assert f"estimate_epsilon(..., max_draws={capped.draws}, seed=3)" in capped.to_html()
     # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from its own seed).
-    returned_pilot = any("pilot" in note for note in timed.report.notes)
+    returned_pilot = any(stop.reason is StopReason.PILOT_RETURNED for stop in timed.report.stops)
     assert ("(a timed estimate: exactly so only where max_draws" in timed.to_html()) != returned_pilot
     cut_note = "max_seconds ended verification at 1,000 outputs per side (its event chosen for 3,333)."
-    cut = replace(timed, report=replace(timed.report, notes=(*timed.report.notes, cut_note)))
+    cut = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.VERIFICATION_CLOCK, cut_note),)))
     assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
     pilot_note = "the last pilot's estimate (seed 7, derived from seed 3): max_seconds=1 left no time for one twice its size"
-    assert f"note    {pilot_note}" in replace(timed, report=replace(timed.report, notes=(pilot_note,))).summary()
+    pilot = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.PILOT_RETURNED, pilot_note),)))
+    assert f"note    {pilot_note}" in pilot.summary()
+    searched = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.SEARCH_BUDGET, "the budget ended the search"),)))
+    assert "note" not in searched.summary()  # the search's stops are not the certification's
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
 
 
 def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     # Under a deadline the final certification draws until the clock ends it (here far away: up
-    # to the stretch of 2·10^6 draws), but its event is chosen for at most VERIFY_PER_FIT held-out
+    # to the stretch of 2·10^6 draws), but its event is chosen for at most `verify_per_fit` held-out
     # outputs per fitting output: the event a certification of that size verifies, counted on more
     # outputs. Chosen for the stretched size, the event is another (Gaussian tails: the larger the
     # held-out sample, the rarer the tail worth certifying; SVT3's timed searches chose events too
@@ -221,21 +230,22 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
 
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
-    far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
-    stretched = estimation._certify(gaussian_sum, domain, [pair], 0.0, 100_000, 0.05, 9, far, fit_draws=100_000).report
+    task = estimation._Task.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
+    far = Deadline(time.perf_counter() + 600, 2_000_000)
+    stretched = task.certify([pair], 100_000, 9, far, fit_draws=100_000).report
     samples, verified = stretched.samples, stretched.verification.num_samples[0]
-    selection = int(estimation.VERIFY_PER_FIT * samples)
-    assert verified == (2_000_000 - estimation.PROBE_DRAWS) // 2 - samples > selection
+    selection = int(POLICY.verify_per_fit * samples)
+    assert verified == (2_000_000 - PROBE_DRAWS) // 2 - samples > selection
 
     def certification(verify):
-        draws = estimation.PROBE_DRAWS + 2 * (samples + verify)
-        return estimation._audit(gaussian_sum, domain, [pair], 1, 0.0, samples, verify, 0.05, 9, draws).verification.event
+        budget = Budget(gaussian_sum, PROBE_DRAWS + 2 * (samples + verify))
+        return task.run([pair], 9, budget, samples, lambda outputs: (samples, verify, None)).verification.event
 
     assert stretched.verification.event == certification(selection) != certification(verified)
 
 
 def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_time_affords():
-    # `fit_draws` (a timed estimate's draws planned for TIME_SHARE of its time) sizes the pair's
+    # `fit_draws` (a timed estimate's draws planned for `time_share` of its time) sizes the pair's
     # fit as an estimate of all the time's draws would when its outputs are discrete (fitted and
     # selected on their distinct rows), and only then: a Gaussian sum's fit is sized by the
     # draws it was given (`max_draws`, what a search left), as without a deadline.
@@ -246,23 +256,24 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
     def gaussian_sum(dataset, num_samples, rng):
         return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
 
-    whole = int(400_000 / estimation.TIME_SHARE)
-    far = estimation._Deadline(time.perf_counter() + 600, 2_000_000)
+    whole = int(400_000 / POLICY.time_share)
+    far = Deadline(time.perf_counter() + 600, 2_000_000)
     for mechanism, pair, fitted in (
         (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), whole),
         (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
     ):
-        domain = enclosing_domain([pair])
-        report = estimation._certify(mechanism, domain, [pair], 0.0, 100_000, 0.05, 3, far, fit_draws=400_000).report
-        assert report.samples == fit_samples(fitted - estimation.PROBE_DRAWS, scalar=mechanism is gaussian_sum)
+        task = estimation._Task.make(mechanism, pair, None, 0.0, 0.05, POLICY)
+        report = task.certify([pair], 100_000, 3, far, fit_draws=400_000).report
+        assert report.samples == fit_samples(fitted - PROBE_DRAWS, scalar=mechanism is gaussian_sum)
     # an estimate of one pair alone plans its fit the same way
     pair = DatasetPair(np.zeros(3), np.ones(3))
-    alone = estimation._estimate(noisy_bits, enclosing_domain([pair]), [pair], 1, 0.0, 400_000, 0.05, 3, far).report
-    assert alone.samples == fit_samples(whole - estimation.PROBE_DRAWS)
+    task = estimation._Task.make(noisy_bits, pair, None, 0.0, 0.05, POLICY)
+    alone = task.estimate(400_000, 3, far).report
+    assert alone.samples == fit_samples(whole - PROBE_DRAWS)
     # the deadline's draws (what a `max_draws` ceiling left) bound the larger fit too
     tight = replace(far, max_draws=120_000)
-    report = estimation._certify(noisy_bits, enclosing_domain([pair]), [pair], 0.0, 100_000, 0.05, 3, tight, fit_draws=400_000).report
-    assert fit_samples(100_000 - estimation.PROBE_DRAWS) < report.samples < fit_samples(whole - estimation.PROBE_DRAWS)
+    report = task.certify([pair], 100_000, 3, tight, fit_draws=400_000).report
+    assert fit_samples(100_000 - PROBE_DRAWS) < report.samples < fit_samples(whole - PROBE_DRAWS)
     assert report.draws <= 120_000
 
 
@@ -352,7 +363,7 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
 
 
 def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(monkeypatch):
-    # Below FINAL_SIZE_SEARCH outputs per side a pair's events are chosen for its held-out half;
+    # Below `final_size_search` outputs per side a pair's events are chosen for its held-out half;
     # from it, for the certification the chosen pair gets (one number per draw: its larger size).
     from dpfuzz.testers import HockeyStickTester
 
@@ -364,14 +375,14 @@ def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(mo
 
     monkeypatch.setattr(HockeyStickTester, "fit_both", spy)
     max_draws = 600_000
-    samples, search_draws = estimation.search_plan(max_draws, estimation.SEARCH_TRIALS)
-    final = estimation.verification_samples(max_draws - search_draws, scalar=True)
+    samples, search_draws = search_plan(max_draws, POLICY.search_trials)
+    final = verification_samples(max_draws - search_draws, scalar=True)
     assert final > 5 * samples  # the two sizes differ
     for threshold, expected in ((samples + 1, samples - samples // 2), (samples, final)):
-        monkeypatch.setattr(estimation, "FINAL_SIZE_SEARCH", threshold)
         sizes.clear()
-        estimate_epsilon(laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws)
-        assert sizes == [(samples // 2, expected)] * estimation.SEARCH_TRIALS
+        policy = EstimationPolicy(final_size_search=threshold)
+        estimate_epsilon(laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws, policy=policy)
+        assert sizes == [(samples // 2, expected)] * POLICY.search_trials
 
 
 def test_the_time_plan_extrapolates_the_pilots_pace():
@@ -420,7 +431,7 @@ def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
 
     scalar = estimate_epsilon(laplace_sum, pair, max_draws=6_000_000, seed=0).report
     vector = estimate_epsilon(twice, pair, max_draws=6_000_000, seed=0).report
-    budget = 6_000_000 - estimation.PROBE_DRAWS
+    budget = 6_000_000 - PROBE_DRAWS
     assert scalar.samples == fit_samples(budget, scalar=True) == 1_000_000 < vector.samples == fit_samples(budget)
-    assert scalar.verification.num_samples[0] == (budget - 2 * scalar.samples) // 2 == estimation.verification_samples(6_000_000, True)
+    assert scalar.verification.num_samples[0] == (budget - 2 * scalar.samples) // 2 == verification_samples(6_000_000, True)
     assert scalar.draws <= 6_000_000 and vector.draws <= 6_000_000

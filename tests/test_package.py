@@ -19,6 +19,32 @@ def test_importing_dpfuzz_or_its_plugin_loads_nothing_heavy(statement):
     assert loaded == "[]"
 
 
+AUDIT_1D = """
+from dpfuzz import Domain, PureDP, audit, estimate_epsilon, DatasetPair
+import numpy as np
+
+def leaky_sum(dataset, num_samples, rng):  # Laplace noise at half the scale 1-DP needs
+    return dataset.sum() + rng.laplace(0.0, 0.5, size=num_samples)
+
+def noisy_count(dataset, num_samples, rng):  # a discrete 1-D release
+    return len(dataset) + rng.geometric(0.5, size=num_samples) - rng.geometric(0.5, size=num_samples)
+
+assert audit(leaky_sum, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick").violated
+audit(noisy_count, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
+estimate_epsilon(leaky_sum, DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), max_draws=100_000, seed=0)
+import sys
+print(sorted({'.'.join(m.split('.')[:2]) for m in sys.modules} & {'sklearn', 'scipy.stats', 'scipy.optimize'}))
+"""
+
+
+@pytest.mark.parametrize("code", [AUDIT_1D], ids=["1-D audits and an estimate"])
+def test_one_number_per_draw_loads_neither_scikit_learn_nor_scipy_stats_or_optimize(code):
+    # docs/architecture.md: vector outputs import scikit-learn when they first need it; a 1-D
+    # refutation, a discrete 1-D audit and a 1-D estimate never do (benchmarks/startup.py times it).
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded.splitlines()[-1] == "[]"
+
+
 def test_every_public_name_resolves_and_the_version_comes_from_the_metadata():
     from importlib.metadata import version
 
@@ -29,3 +55,21 @@ def test_every_public_name_resolves_and_the_version_comes_from_the_metadata():
     assert issubclass(dpfuzz.InvalidArgument, ValueError) and issubclass(dpfuzz.InvalidArgument, dpfuzz.DPFuzzError)
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         dpfuzz.Nope  # noqa: B018
+
+
+def test_moved_names_keep_a_warning_alias_for_one_minor_release():
+    import importlib
+
+    from dpfuzz.domain import Domain
+    from dpfuzz.engine import schedule, sizes, timing
+
+    with pytest.warns(DeprecationWarning, match="dpfuzz.domain.Domain"):
+        from dpfuzz.datasets import Domain as old_domain
+    assert old_domain is Domain
+    for name, module in (("fit_samples", sizes), ("smallest_budget", sizes), ("seconds_per_draw", timing), ("planned_draws", timing)):
+        with pytest.warns(DeprecationWarning, match=f"moved to {module.__name__}.{name}"):
+            assert getattr(importlib.import_module("dpfuzz.estimation"), name) is getattr(module, name)
+    sys.modules.pop("dpfuzz.schedule", None)
+    with pytest.warns(DeprecationWarning, match="dpfuzz.engine.schedule"):
+        old_schedule = importlib.import_module("dpfuzz.schedule")
+    assert old_schedule.verification_looks is schedule.verification_looks

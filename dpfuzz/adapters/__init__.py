@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, group_claim
-from dpfuzz.datasets import Domain
+from dpfuzz.domain import Domain
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, claim_under
 from dpfuzz.claims import ApproxDP, GaussianDP
-from dpfuzz.datasets import Domain
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice

@@ -26,7 +26,7 @@ import numpy as np
 
 from dpfuzz.adapters import LibraryTarget
 from dpfuzz.claims import ApproxDP, PureDP, ZeroConcentratedDP
-from dpfuzz.datasets import Domain
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument, UnsupportedClaimError
 from dpfuzz.mechanism import per_call
 

@@ -23,7 +23,7 @@ import inspect
 import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, claim_under, noisy_answer_target, stated_claim
-from dpfuzz.datasets import Domain
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
 

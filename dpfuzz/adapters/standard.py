@@ -104,7 +104,7 @@ def opacus_step(noise_multiplier: float = 1.0, optimizer_noise_multiplier: float
     records in [−1, 1]^2 labelled 1, C = 0.1, releasing the parameters; the claim from Opacus' PRV
     accountant at δ = 10⁻⁵. `optimizer_noise_multiplier = noise_multiplier / 2` is the misuse."""
     from dpfuzz.adapters.opacus import opacus_dpsgd
-    from dpfuzz.datasets import Domain
+    from dpfuzz.domain import Domain
 
     torch = _library("torch", "opacus")
     _library("opacus", "opacus")

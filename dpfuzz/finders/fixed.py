@@ -6,7 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.finders.base import BaseFinder
 

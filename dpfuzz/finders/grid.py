@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.finders.base import BaseFinder
 from dpfuzz.validation import check_int
 

@@ -18,7 +18,8 @@ import threading
 import numpy as np
 from hypothesis import HealthCheck, Phase, example, given, seed, settings, target
 
-from dpfuzz.datasets import DatasetPair, Domain
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.domain import Domain
 from dpfuzz.finders.base import BaseFinder
 from dpfuzz.strategies import neighbouring_pairs
 

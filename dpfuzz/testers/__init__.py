@@ -57,11 +57,14 @@ def choose_tester(claim: Claim, samples: np.ndarray | None = None) -> str:
     return "hockey_stick"
 
 
-def make_tester(tester: str | Tester, claim: Claim, samples: np.ndarray | None = None) -> Tester:
-    """A tester instance from a name (or "auto") or an instance, checked against the claim."""
+def make_tester(tester: str | Tester, claim: Claim, samples: np.ndarray | None = None, describe_output=None) -> Tester:
+    """A tester instance from a name (or "auto") or an instance, checked against the claim. A
+    tester made here from a name gets `describe_output` (words for output patterns) if it
+    `takes_output_words`; an instance is used as it is."""
     if isinstance(tester, str):
         name = choose_tester(claim, samples) if tester == "auto" else check_choice("tester", tester, ("auto", *TESTER_NAMES))
-        tester = tester_class(name)()
+        kind = tester_class(name)
+        tester = kind(describe_output=describe_output) if kind.takes_output_words and describe_output else kind()
     elif not isinstance(tester, Tester):
         raise InvalidArgument(f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got {tester!r}.")
     tester.check_claim(claim)

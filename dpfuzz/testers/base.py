@@ -86,6 +86,12 @@ class Tester:
     claim_types: tuple[type, ...] = ()
     # False when the test of (P, Q) is the test of (Q, P): an audit then verifies one direction
     directional: bool = True
+    # True when the tester's constructor takes `describe_output` (words for output patterns in
+    # event descriptions): the engine passes the mechanism's words to the testers it builds
+    takes_output_words: bool = False
+    # True when `in_event` and `certify_counts` certify from counts: verification then draws,
+    # counts and discards fresh outputs a chunk at a time instead of keeping them
+    counts_events: bool = False
 
     def check_claim(self, claim: Claim) -> None:
         """Raise `UnsupportedClaimError` for a claim this tester cannot refute (and check options)."""
@@ -150,9 +156,32 @@ class Tester:
             self.fit(train1, train0, claim, beta, rng, eval_size=eval_size),
         )
 
+    def fit_oriented(
+        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        eval_size: int | None = None,
+    ) -> tuple:
+        """(event, reversed): one pair's better direction and its event, chosen in one fit on all
+        of `train0` and `train1`; `reversed` is True when the event is for (train1, train0). A
+        plan with ``orient_by_fit`` needs it; testers without it orient pairs by held-out scores."""
+        raise NotImplementedError(f"the {self.name} tester does not orient a pair in one fit.")
+
     def evaluate(self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
         """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
         raise NotImplementedError
+
+    def in_event(self, event, samples: np.ndarray) -> int:
+        """How many of `samples` fall in `event` (testers with `counts_events`)."""
+        raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
+
+    def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
+        """The certificate of `event` from its held-out counts (k, n) under P and under Q
+        (testers with `counts_events`)."""
+        raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
+
+    def event_options(self) -> dict:
+        """Options a companion event tester shares with this one (the float bit-pattern tester
+        that ``arithmetic="float"`` adds): none by default."""
+        return {}
 
     def test(
         self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator

@@ -8,7 +8,34 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
+
+
+def bracketed_root(function, low: float, high: float, xtol: float = 2e-12, rtol: float = 4 * np.finfo(float).eps) -> float:
+    """A root of a continuous `function` whose values at `low` and `high` differ in sign: the
+    Illinois variant of regula falsi (Dowell & Jarratt 1971), which keeps the root bracketed
+    and converges superlinearly, until the bracket is narrower than `xtol` + `rtol`·|root|.
+    (SciPy's `optimize.brentq` does the same job, at a fifth of a second's import.)"""
+    f_low, f_high = function(low), function(high)
+    if f_low == 0 or f_high == 0:
+        return low if f_low == 0 else high
+    if f_low * f_high > 0:
+        raise ValueError(f"the function has the same sign at {low} and {high}: no bracketed root.")
+    kept = 0  # which end the last two steps kept (-1 low, +1 high): its value is halved
+    for _ in range(200):
+        point = (low * f_high - high * f_low) / (f_high - f_low)
+        value = function(point)
+        if value == 0:
+            return point
+        if value * f_high > 0:
+            high, f_high = point, value
+            f_low, kept = (f_low / 2 if kept == -1 else f_low), -1
+        else:
+            low, f_low = point, value
+            f_high, kept = (f_high / 2 if kept == 1 else f_high), 1
+        if abs(high - low) < xtol + rtol * abs(point):
+            return point
+    return point
 
 
 def clopper_pearson_lower(successes, trials, alpha: float):
@@ -113,7 +140,7 @@ def conditional_odds_lower(successes_p, trials_p, successes_q, trials_q, alpha: 
         low -= 2 * (centre - low)
     while excess(high) < 0:
         high += 2 * (high - centre)
-    return math.exp(optimize.brentq(excess, low, high, xtol=1e-12, rtol=1e-12))
+    return math.exp(bracketed_root(excess, low, high, xtol=1e-12, rtol=1e-12))
 
 
 def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) -> float:

@@ -99,8 +99,8 @@ def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Cut points between consecutive distinct values of the pooled sample (with −∞ and ∞), and
     how many of each side lie below each cut. Each side is sorted on its own and the two runs
     merged (a stable sort of two sorted runs is one merge), the counts then found by binary
-    search: 2–4× faster than an argsort of the pooled sample and the gathers it needs (6·10^6
-    scores: 1.5–1.9 s → 0.4–0.9 s), with the same result."""
+    search: faster than an argsort of the pooled sample and the gathers it needs, with the same
+    result (docs/decisions/0014-drawing-and-memory.md)."""
     sorted_p, sorted_q = np.sort(x_p), np.sort(x_q)
     values = np.sort(np.concatenate([sorted_p, sorted_q]), kind="stable")
     last_before_cut = np.flatnonzero(values[:-1] < values[1:])
@@ -151,8 +151,7 @@ def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np
 def best_intervals_both(
     x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float]
 ) -> list[tuple[Interval, float]]:
-    """`best_interval` of (x_p, x_q) and of (x_q, x_p), sorting the pooled sample once: a 1-D
-    `fit_both` on 4·10^5 Laplace outputs per side 0.57 → 0.52 s, on 1.5·10^6 2.43 → 2.02 s."""
+    """`best_interval` of (x_p, x_q) and of (x_q, x_p), sorting the pooled sample once."""
     cuts, below_p, below_q = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
     return [
         _best_of_cuts(cuts, below_p, below_q, len(x_p), len(x_q), objective, gammas),

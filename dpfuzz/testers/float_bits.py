@@ -35,6 +35,7 @@ class FloatBitsTester(HockeyStickTester):
     """Refute DP claims through float bit patterns of the outputs (see the module docstring)."""
 
     name = "float_bits"
+    takes_output_words = False  # its events speak of bit patterns (`describe_row`)
 
     def __init__(self, objective: str = "epsilon", certificate: str = "per_side"):
         super().__init__(classifier="patterns", objective=objective, certificate=certificate)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -94,6 +94,7 @@ class HistogramTester(HockeyStickTester):
     bound : ``"event"`` (held-out event, default) or ``"uniform"`` (TV-based, all ε at once).
     max_categories : integer outputs with at most this many distinct values are discrete.
     objective : how runs of bins are ranked under ``bound="event"``, as in `HockeyStickTester`.
+    describe_output : words for an output in event descriptions, as in `HockeyStickTester`.
     """
 
     name = "histogram"
@@ -104,8 +105,9 @@ class HistogramTester(HockeyStickTester):
         bound: Literal["event", "uniform"] = "event",
         max_categories: int = 1000,
         objective: Literal["divergence", "epsilon"] = "epsilon",
+        describe_output: Callable[[np.ndarray], str | None] | None = None,
     ):
-        super().__init__(objective=objective)
+        super().__init__(objective=objective, describe_output=describe_output)
         self.bins = bins
         self.bound = bound
         self.max_categories = max_categories

@@ -25,14 +25,13 @@ from dataclasses import replace
 from typing import Callable, Literal
 
 import numpy as np
-from scipy import optimize, special
-from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
+from scipy import special
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
 from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
 from dpfuzz.testers.bounds import (
     binary_renyi,
+    bracketed_root,
     clopper_pearson_lower,
     clopper_pearson_upper,
     pure_dp_epsilon_lower,
@@ -40,19 +39,13 @@ from dpfuzz.testers.bounds import (
     wilson_upper,
 )
 from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval, best_intervals_both
-from dpfuzz.testers.models import (
-    ModelScore, MonotonePatternScore, PatternScore, DiscreteHalves, candidate_models, classifier_score, fit_weighted,
-    is_discrete, negated, score_variants, takes_weights,
-)
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
-# Outputs per side a classifier is fitted on, at most (pattern and step counts use all). On SVT3's
-# pair at 2.6·10^7 draws: 2.5·10^5 certified 0.157, 5·10^5 0.200, 10^6 0.199 and fits 4 s longer.
-# The monotone steps capped there too certified 0.2152 / 0.1820 / 0.2250 / 0.1793 (seeds 0–3; the
-# logistic model won on 0 and 2), and 0.2152 / 0.2200 / 0.2250 / 0.1953 fitted on the whole half.
+# Outputs per side a classifier is fitted on, at most (pattern and step counts use all): fewer
+# fit worse events, more fit no better and slower (docs/decisions/0013-event-selection.md).
 MODEL_FIT_SAMPLES = 500_000
 
 
@@ -84,6 +77,8 @@ class HockeyStickTester(Tester):
 
     name = "hockey_stick"
     claim_types = (ApproxDP, RenyiDP, ProfileClaim)
+    takes_output_words = True
+    counts_events = True
 
     def __init__(
         self,
@@ -139,9 +134,13 @@ class HockeyStickTester(Tester):
         """Of the two events `fit_both` chooses, the one whose selection value (the bound its
         training counts predict on `eval_size` held-out outputs per side) is larger, and whether
         it is the event for (P, Q) = (train1, train0): one pair oriented and its event chosen in
-        one fit on all the training samples (`auditing._Audit._fit_oriented`)."""
+        one fit on all the training samples (`engine.search`, a plan with ``orient_by_fit``)."""
         (forward, forward_value), (backward, backward_value) = self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True)
         return (backward, True) if backward_value > forward_value else (forward, False)
+
+    def event_options(self) -> dict:
+        """The objective and the pure-DP certificate, shared with the float bit-pattern tester."""
+        return {"objective": self.objective, "certificate": self.certificate}
 
     def features(self, samples: np.ndarray) -> np.ndarray:
         """The outputs as the tester scores them (here: as they are)."""
@@ -192,27 +191,15 @@ class HockeyStickTester(Tester):
     def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
         model and its score interval are chosen on the other half, by the same objective. With
-        `both`, also the event for (x1, x0), from the same fits where a model allows it.
+        `both`, also the event for (x1, x0), from the same fits where a model allows it
+        (the split and the variants tried: docs/decisions/0013-event-selection.md). Scikit-learn
+        is imported here, by the first vector output."""
+        from sklearn.base import clone
 
-        Halves rather than 35% to fit and 65% to select: with the latter, at 2.6·10^7 draws
-        SVT3's searched bounds spread less (seeds 0–9: smallest 0.144 → 0.167, mean 0.195 both)
-        but SVT6's fell (seeds 0–5 searching 0.346 → 0.331, seeds 0–7 on DP-Sniper's pair 0.346 →
-        0.334).
+        from dpfuzz.testers.models import (
+            DiscreteHalves, ModelScore, candidate_models, classifier_score, is_discrete, negated, score_variants, takes_weights,
+        )
 
-        Not adopted for an estimate's final event (2026-11-27): the chosen model refitted on both
-        halves, its event the upper tail holding the geometric mean of two P-shares, each chosen
-        on the half its model was not fitted on. Exact certificates of SVT3's monotone events
-        (benchmarks/certifiable_ceiling.py's output probabilities; 2.5·10^5 fitting outputs per
-        half and side, chosen for 1.67·10^6 and counted on 10^7, seeds 0–7) rose on three pairs
-        (0.154 → 0.171, 0.167 → 0.181, 0.155 → 0.172), but timed searches at 20.5 s (interleaved,
-        seeds 0–5 × 2) fell: mean 0.140 → 0.096, and on the half-up, half-down pair 0.171 (8 runs)
-        → 0.162 (2); the tail cut on the first fit's scores, without the refit, 0.126 (0.149 on 7
-        runs of that pair). The refit doubled the final fit's time (SVT3 on one pair at 1.3·10^7
-        draws: 19 → 41 s). Nor several events certified at β/K with the best reported: the top K
-        thresholds of the fitted monotone score (by the selection objective, their P-counts at
-        least 1.3× apart), on SVT3's all-up pair at an untimed search's sizes (1.3·10^6 per half,
-        3.9·10^6 counted, seeds 0–5, expected realised certificates): mean 0.226 (K = 1), 0.220
-        (2), 0.218 (3), 0.217 (4), 0.226 (6)."""
         seed = int(rng.integers(2**31 - 1))
         # Discrete outputs: every model that takes sample weights is fitted on the distinct
         # rows weighted by their counts, the same fit as on all rows, in milliseconds, and the
@@ -265,6 +252,10 @@ class HockeyStickTester(Tester):
     @staticmethod
     def _fitted(model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
         """`model` fitted on the labelled rows (`distinct`: the same rows, weighted, when given)."""
+        from sklearn.exceptions import ConvergenceWarning
+
+        from dpfuzz.testers.models import MonotonePatternScore, PatternScore, fit_weighted
+
         with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
             warnings.simplefilter("ignore", ConvergenceWarning)
             if distinct is None or not fit_weighted(model, *distinct):
@@ -406,7 +397,7 @@ class HockeyStickTester(Tester):
         power = {"divergence": result.divergence, "claim_allows": claim.delta, "samples": int(min(n_p, n_q)), "epsilon": None}
         if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
             return {**power, "value": math.inf}
-        p_star = optimize.brentq(lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0)
+        p_star = bracketed_root(lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0)
         epsilon = math.log((p_star - claim.delta) / q_hat) if q_hat > 0 else None
         return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
 
@@ -477,29 +468,9 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
         # A ratio rewards tiny events: the luckiest of the ~n intervals a maximum-subarray search
         # compares wins on training data alone, so its bounds are Bonferroni-level over them.
         # Nested tails need no such correction in the bulk (the largest deviation over a nested
-        # family grows like √(log log n)); correcting the tails of a vector output's score cost a
-        # quarter of the certified ε on discrete outputs (SVT6: 0.23 against 0.31). 1-D outputs'
-        # far tails are peeled (`tail_scales`). A lighter training margin (z = 1) for vector
-        # outputs' tails of ≥ 200 training outputs per side raised SVT3's searched bounds (2.6·10^7
-        # draws, seeds 0–9: mean 0.195 → 0.216, its rare best event found on seed 2) but lost where
-        # no rare event stands out: SVT6 searching 0.346 → 0.332 (seeds 0–5); with 4·10^4 training
-        # and 4·10^5 held-out outputs, 0.0897 → 0.0828 (40 seeds) on 20 patterns beside
-        # Laplace(1, 10) against Laplace(0, 10), and 1.373 → 1.317 (30 seeds) on 3-D Gaussians
-        # 0.3 apart per coordinate, pure DP. Not adopted; z = 1 on every tail let tiny ones win
-        # (SVT3 searching seed 3: 10 and 9 held-out outputs, certified 0; the patterns: 10 of
-        # 40 seeds chose an event of P-mass under 10^-3).
-        # Judged exactly (benchmarks/fitted_events.py), on SVT3's all-answers-up pair the threshold
-        # chosen here loses as much as the score's ordering does: seeds 0–11, ceiling 0.289, best
-        # threshold of each fitted score 0.244, events chosen 0.198. On one fit the training margin
-        # ranked an event of 1,500 selection outputs (certifying 0.236) level with one of 19,000
-        # (0.160). Not adopted (2026-11-28): predicting the held-out bound with the certificate's
-        # own joint margin (a normal approximation of `pure_dp_epsilon_lower`), not Wilson's per
-        # side, moved 7 of those 24 seeds, 4 up and 3 down (all-up 0.198 → 0.188, one event of 65
-        # expected outputs certifying 0.070; DP-Sniper's pair 0.199 → 0.203), and SVT6 searching at
-        # 2.6·10^7 draws 0.334 → 0.322 (seeds 0–5). On fits of 2.6·10^6 outputs per side (seeds
-        # 0–11, DP-Sniper's pair): with z = 1 for the training margin as well, 7 of 12 events
-        # certified nothing (tiny ones); shrinking the training log-ratio by 4·se²/ln(p̂/q̂) in place
-        # of its margin, 3 of 12 (two held all but a few outputs, chosen by their complements).
+        # family grows like √(log log n)), and correcting a vector output's score tails costs a
+        # quarter of the certified ε on discrete outputs. 1-D outputs' far tails are peeled
+        # (`tail_scales`). The margins tried: docs/decisions/0013-event-selection.md.
         alpha = beta / 2 / candidates
         predicting = alpha / tail_scales if candidates == 1 else alpha
         if eval_size is None:

@@ -70,9 +70,8 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
     (`smoothed` makes that copy of a fitted model without refitting).
 
     Monotone is exact for one-dimensional location families with a monotone likelihood ratio
-    (Laplace, Gaussian, exponential noise) and close for SVT3's comparisons. On DP-Sniper's SVT3
-    pair with 3·10^6 draws the certified ε was 0.137/0.138/0.134 over seeds 0–2, against
-    0.111/0.106/0.133 from the logistic model, and 0.170/0.160/0.166 from the exact ratio.
+    (Laplace, Gaussian, exponential noise) and close for SVT3's comparisons, where it certifies
+    more than the logistic model (docs/decisions/0013-event-selection.md).
     """
 
     def __init__(self, min_count: int = 100, prior_rows: float = 0.0):
@@ -159,31 +158,9 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
 
 # The smoothed copy of fitted monotone steps scored beside them (`score_variants`): pseudo-rows
 # per step at its pattern's ratio. Isotonic steps at the ends of a pattern's values are small, and
-# where the true ratio is not monotone in the value (SVT3: it peaks inside the value range for
-# ⊤ after the answers change) they are fitted noise that ranks first. On DP-Sniper's SVT3 pair at
-# 2.6·10^7 draws, seeds 0–7 (the steps fitted on the whole fitting half): unsmoothed steps
-# certified a mean of 0.206 (smallest 0.190); as the only monotone model, steps with 200
-# pseudo-rows 0.214 (0.198), with 1,000 0.220 (0.205), with an empirical-Bayes prior (the steps'
-# spread beyond their noise) 0.214 (0.192); both candidates 0.217 (0.190), against 0.200 (0.179)
-# before either change. Alone they cost iSVT4's audits draws (at claimed ε = 0.7, seeds 0–3,
-# refuted at 551k–1.1M draws rather than 364k–551k: its ratio is largest in small tail steps), so
-# both are candidates and the held-out half chooses (iSVT4: the same draws as before). Searching
-# SVT3's domain, seeds 0–9: 0.182 → 0.188 (smallest 0.134 → 0.140; single seeds move ±0.07).
-# Pooling each pattern's adjacent steps to at least 200 training rows, in place of the raw
-# steps (2026-11-27, one pair at 1.3·10^7 draws): SVT3's all-answers-up pair 0.185 → 0.192
-# (seeds 0–11; 0–5 rose 0.190 → 0.205, 6–11 fell 0.180 → 0.178), DP-Sniper's pair (2.6·10^7
-# draws, seeds 0–5) 0.2221 → 0.2223: within the seeds' spread; not adopted. The model class is
-# not what falls short there: thresholding each pattern's best monotone fit of the exact ratio
-# certifies 0.289 after a search on the all-up pair and 0.231 on DP-Sniper's, as much as any
-# event or 0.007 less (`certifiable_ceiling.md`); the fitted steps' events certify about 0.185
-# and 0.21 there. Judged exactly (benchmarks/fitted_events.py, seeds 0–11 after a search), half
-# of that is the fitted score's ordering (its best threshold certifies 0.244 and 0.217) and half
-# the threshold chosen (`hockey_stick._epsilon_objective`). No score tried ordered better
-# (2026-11-28, fits of 2.6·10^6 outputs per side, seeds 0–3; best thresholds on the all-up pair,
-# where the raw steps' are 0.243): the smoothed copy 0.174 (its pattern's share pulls down the
-# rare steps of high ratio, ⊤ late with a low value), steps pooled to 200 and 1,000 rows 0.235
-# and 0.206; on seeds 0–1, boosting on the codes and the summed value 0.19–0.23 (10–17 s to fit),
-# logistic regression on the codes, hinge functions of the value and their products 0.21 (44 s).
+# where the true ratio is not monotone in the value (SVT3: it peaks inside the value range) they
+# are fitted noise that ranks first; the smoothed copy pulls them towards their pattern. Both are
+# candidates and the held-out half chooses (docs/decisions/0013-event-selection.md).
 SMOOTHED_PRIOR_ROWS = 1_000
 
 

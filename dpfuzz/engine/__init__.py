@@ -1,0 +1,41 @@
+"""The engine both front doors compose: drawing within one `Budget`, the `Plan`, the probe, the
+search, certification, the policy values and the stop reasons.
+
+| module | owns |
+|---|---|
+| `budget` | `Budget`: draws the mechanism, counts draws, holds the absolute deadline |
+| `policy` | `AuditPolicy`, `EstimationPolicy`: every tuning number, with its decision record |
+| `plan` | `Plan`: trials, sizes, looks and directions, decided before the search |
+| `run` | `Run`: the state a run's stages share (budget, seeds, history, notes, stops) |
+| `pipeline` | `search_and_certify`: the search, the certification and the report, for both front doors |
+| `probe` | the first outputs: shape, tester choice, reproducibility |
+| `search` | ranking pairs on held-out estimates; racing |
+| `certification` | the chosen pair's event on fresh outputs, look by look |
+| `schedule` | the arithmetic of racing rounds and of the looks' β |
+| `stops` | `StopReason`: why a stage ended before its plan |
+
+Names are imported on first use, so importing the engine loads nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "AuditPolicy": "dpfuzz.engine.policy",
+    "EstimationPolicy": "dpfuzz.engine.policy",
+    "Budget": "dpfuzz.engine.budget",
+    "Plan": "dpfuzz.engine.plan",
+    "Run": "dpfuzz.engine.run",
+    "Probe": "dpfuzz.engine.probe",
+    "Stop": "dpfuzz.engine.stops",
+    "StopReason": "dpfuzz.engine.stops",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'dpfuzz.engine' has no attribute {name!r}")

@@ -1,0 +1,241 @@
+"""Certification: the chosen pair's event evaluated on fresh outputs, the only place a run
+refutes a claim.
+
+The event is fitted on the leader's search samples (or, for a pair the finder names itself,
+e.g. a shrunk witness, on fresh training samples), then counted on fresh outputs in doubling
+looks that stop at the first refutation (adaptive plans), or in one look. Look j is an exact
+test at level β_j with Σ β_j = β (`engine.schedule`); with both directions, each order of the
+pair gets its own event, fitted on the same samples and counted on the same fresh outputs, at
+β_j / 2. So a correct mechanism is flagged with probability at most β for the whole run,
+however many looks are taken and whenever the run stops (docs/statistics.md).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dpfuzz.claims import Claim
+from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine.budget import Budget
+from dpfuzz.engine.plan import Plan
+from dpfuzz.engine.run import Run
+from dpfuzz.engine.schedule import Look, verification_looks
+from dpfuzz.engine.search import Candidate
+from dpfuzz.engine.stops import StopReason
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.finders import BaseFinder
+from dpfuzz.mechanism import chunk_rows
+from dpfuzz.testers import Tester, TestResult
+from dpfuzz.testers.base import single_threaded
+from dpfuzz.testers.events import ScoreEvent
+
+
+@dataclass
+class Verification:
+    result: TestResult
+    pair: DatasetPair  # oriented as `result` certified it: P = d0's outputs
+    looks: list = field(default_factory=list)  # (samples per side, beta_j, bound, violated)
+    samples: tuple = ()  # the fresh outputs of P and Q the last look counted
+
+
+class FreshOutputs:
+    """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
+    certifies from counts (`Tester.counts_events`) gets them drawn, counted and discarded
+    `verify_chunk_values` output values at a time, and of 1-D outputs the first
+    `profile_max_samples` per side are kept, for the privacy profile. Other testers get every
+    output kept."""
+
+    def __init__(self, tester: Tester, events: tuple, chunk_values: int, keep: int):
+        self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
+        self.counting = tester.counts_events and all(isinstance(event, ScoreEvent) for event in events)
+        self.chunk_values, self.keep = chunk_values, keep
+        self.count = 0  # outputs per side so far
+        self.event_counts = [[0, 0] for _ in events]  # of them, how many fall in each event under P and under Q
+        self.outputs: tuple[list, list] = ([], [])
+        self.counting_seconds = 0.0
+        self.cut = False  # whether a deadline ended the drawing early
+
+    def draw(self, budget: Budget, pair: DatasetPair, count: int, rng: np.random.Generator,
+             deadline: float | None = None, floor: int = 0, pace_share: float = 1.0) -> None:
+        """`count` more outputs per side; with a `deadline` (a `time.perf_counter()` time), in
+        chunks while the next fits before it at `pace_share` of the time left at the pace so far,
+        and at least `floor` in all. How many are drawn then depends on the clock alone, never
+        on the outputs, so the certificate on them keeps its level."""
+        chunked = self.counting or deadline is not None
+        chunk = chunk_rows(budget.output_shape or (), self.chunk_values) if chunked else max(count, 1)
+        drawn, began = 0, time.perf_counter()
+        while drawn < count:
+            size = min(chunk, count - drawn)
+            if deadline is not None:
+                now = time.perf_counter()
+                per_output = (now - began) / drawn if drawn else 2 / budget.rate  # seconds per output per side
+                fits = 0 if now >= deadline else int(pace_share * (deadline - now) / per_output) if per_output > 0 else size
+                size = min(size, max(fits, floor - self.count))
+                if size <= 0:
+                    self.cut = True
+                    return
+            new = (budget.draw(pair.d0, size, rng), budget.draw(pair.d1, size, rng))
+            drawn += size
+            self._take(new, size)
+
+    def _take(self, new: tuple, size: int) -> None:
+        if self.counting:
+            counted_at = time.perf_counter()
+            for event, counts in zip(self.events, self.event_counts):
+                for side, outputs in enumerate(new):
+                    counts[side] += self.tester.in_event(event, outputs)
+            self.counting_seconds += time.perf_counter() - counted_at
+        if not self.counting:
+            for kept, outputs in zip(self.outputs, new):
+                kept.append(outputs)
+        elif new[0].size == size and self.count < self.keep:
+            for kept, outputs in zip(self.outputs, new):
+                kept.append(outputs[: self.keep - self.count])
+        self.count += size
+
+    def kept(self) -> tuple:
+        """The outputs kept so far, as (P's, Q's), or () when only counted."""
+        if not self.outputs[0]:
+            return ()
+        if len(self.outputs[0]) == 1:
+            return self.outputs[0][0], self.outputs[1][0]
+        joined = tuple(np.concatenate(kept) for kept in self.outputs)
+        self.outputs = ([joined[0]], [joined[1]])
+        return joined
+
+    def certify(self, claim: Claim, beta: float) -> list[TestResult]:
+        """Each event certified at β / (number of events): the first with P = D0's outputs, the
+        second (the reverse) with P = D1's."""
+        share = beta / len(self.events)
+        if not self.counting:
+            kept = self.kept()
+            return [
+                self.tester.evaluate(event, *(kept[::-1] if direction else kept), claim, share)
+                for direction, event in enumerate(self.events)
+            ]
+        results = []
+        for direction, (event, counts) in enumerate(zip(self.events, self.event_counts)):
+            sides = [(count, self.count) for count in (counts[::-1] if direction else counts)]
+            results.append(replace(self.tester.certify_counts(event, *sides, claim, share), seconds=self.counting_seconds))
+        return results
+
+
+def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
+    """Samples guidance: fail before the search when no outcome could refute the claim, and note
+    a δ too small to test at this budget."""
+    claim, budget = run.claim, run.budget
+    floor = 0 if budget.deadline is None else run.policy.deadline_floor  # what the clock leaves verification
+    largest = int(min(plan.verify_samples, max(budget.remaining() // 2, floor)))
+    beta = plan.beta / plan.directions  # what one direction's certificate gets
+    best = tester.max_certifiable(claim, largest, beta)
+    threshold = tester.threshold(claim)
+    delta = getattr(claim, "delta", 0.0)
+    if 0 < delta and delta * largest < 3:
+        run.note(
+            f"δ = {delta:g} is below 3/n for the n = {largest:,} verification outputs per dataset: this audit "
+            f"refutes only violations far above δ. A mechanism that fails with probability just above δ "
+            f"needs about {round(3.7 / delta):,} outputs per dataset to be caught."
+        )
+    if best is None or best > threshold:
+        return
+    needed = largest
+    while needed < 10**13 and (tester.max_certifiable(claim, needed, beta) or 0) <= threshold:
+        needed *= 2
+    hint = f"about {needed:,} outputs per dataset (max_draws >= {4 * needed:,})" if needed < 10**13 else "more outputs than any audit can draw"
+    one_direction = ""
+    if plan.directions == 2 and (tester.max_certifiable(claim, largest, plan.beta) or 0) > threshold:
+        one_direction = (
+            f" (Each of the pair's two directions is certified at beta/2 = {beta:g}; verify_directions='one' "
+            "certifies one direction at the whole beta and could refute it with these outputs.)"
+        )
+    raise InvalidArgument(
+        f"{claim.describe()} cannot be refuted by the {tester.name} tester with at most {largest:,} "
+        f"verification outputs per dataset: even an event that separates the two datasets perfectly would "
+        f"certify at most {best:.4g}, and the claim allows {threshold:.4g}. Refuting it needs {hint}; raise "
+        f"verify_samples and max_draws, or audit a smaller claim.{one_direction}"
+    )
+
+
+def verification_pair(run: Run, finder: BaseFinder, tester: Tester, plan: Plan, leader: Candidate, rng: np.random.Generator):
+    """The pair to verify, oriented, with the samples its event is fitted on, and the event
+    already validated on held-out samples, if any."""
+    pair, train_p, train_q, event = leader.oriented()
+    chosen = finder.candidate()  # e.g. a shrunk witness: fit its event on fresh samples
+    if chosen is None or chosen == pair or chosen == pair.swapped():
+        return pair, train_p, train_q, (event if plan.adaptive or leader.fitted is not None else None)
+    searched = [record for record in run.history if record.pair == chosen]
+    if searched and tester.score(searched[0].backward) > tester.score(searched[0].forward):
+        chosen = chosen.swapped()
+    size = len(leader.samples0)
+    return chosen, run.budget.draw(chosen.d0, size, rng), run.budget.draw(chosen.d1, size, rng), None
+
+
+def looks(run: Run, plan: Plan, first: int) -> list[Look]:
+    """The verification's looks: doubling to what the budget leaves (adaptive), or one."""
+    if not plan.adaptive:
+        return [Look(plan.verify_samples, plan.beta)]
+    cap = int(min(plan.verify_samples, max(run.budget.remaining() // 2, 10)))
+    return verification_looks(cap, first, plan.beta, run.policy.min_look)
+
+
+def verify(
+    run: Run, tester: Tester, plan: Plan, pair: DatasetPair, train_p: np.ndarray, train_q: np.ndarray, event,
+    rng: np.random.Generator, reverse_rng: np.random.Generator, planned: list[Look] | None = None,
+) -> Verification:
+    """Certify `pair` on fresh outputs, look by look (`planned`, by default the plan's `looks`);
+    with both directions, the reverse event is fitted on the same training samples (with its own
+    generator, so the forward direction's draws are those of a one-direction run) and counted on
+    the same fresh outputs, each direction at β_j / 2 (a union bound: the look keeps its level β_j)."""
+    planned = planned or looks(run, plan, len(train_p))
+    share, size = planned[-1].beta / plan.directions, min(planned[-1].samples, plan.selection_samples or math.inf)
+    with single_threaded():
+        if event is None:
+            event = tester.fit(train_p, train_q, run.claim, share, rng, eval_size=size)
+        events = (event,)
+        if plan.directions == 2:
+            events += (tester.fit(train_q, train_p, run.claim, share, reverse_rng, eval_size=size),)
+    policy, budget = run.policy, run.budget
+    fresh = FreshOutputs(tester, events, policy.verify_chunk_values, policy.profile_max_samples)
+    verification = None
+    for index, look in enumerate(planned):
+        # with a deadline, a look starts if the draws allow it and the clock cuts it short
+        if index > 0 and not budget.affordable(2 * (look.samples - fresh.count), clock=budget.deadline is None):
+            run.stop(StopReason.VERIFICATION_BUDGET, f"the budget ended verification at {fresh.count:,} outputs per side.")
+            break
+        fresh.draw(budget, pair, look.samples - fresh.count, rng, budget.deadline, policy.deadline_floor, policy.deadline_pace_share)
+        if fresh.cut:  # a timed estimate's count has a cap, not a plan: say what its event was chosen for
+            ended = f"max_seconds ended verification at {fresh.count:,}"
+            text = f"{ended} of {look.samples:,} outputs per side." if plan.selection_samples is None else (
+                f"{ended} outputs per side (its event chosen for {size:,}).")
+            run.stop(StopReason.VERIFICATION_CLOCK, text)
+        verification = _certify_look(run, fresh, pair, look, verification)
+        run.progress(f"verify: look {index + 1} of {len(planned)}, {fresh.count:,} fresh outputs per side, {budget.used:,} drawn")
+        if verification.result.violated or fresh.cut:
+            break
+    if verification.pair != pair:
+        run.note(
+            "refuted with d0 and d1 in the order opposite to the one chosen for verification (verification "
+            "certifies both orders on the same fresh outputs, each at half of β_j)."
+        )
+    return verification
+
+
+def _certify_look(run: Run, fresh: FreshOutputs, pair: DatasetPair, look: Look, verification: Verification | None) -> Verification:
+    """The look's certificate: of the directions that refute, the one furthest above the claim's
+    threshold; if none does, the first (the order the search chose)."""
+    with single_threaded():
+        results = fresh.certify(run.claim, look.beta)
+    refuting = [index for index, result in enumerate(results) if result.violated]
+    direction = max(refuting, key=lambda index: results[index].bound - results[index].threshold) if refuting else 0
+    result = results[direction]
+    if len(results) == 2:
+        result = replace(result, details={**result.details, "other_direction": results[1 - direction].to_dict()})
+    verification = verification or Verification(result, pair)
+    verification.result, verification.samples = result, fresh.kept()[:: -1 if direction else 1]
+    verification.pair = pair.swapped() if direction else pair
+    verification.looks.append({"samples": fresh.count, "beta": look.beta, "bound": result.bound, "violated": result.violated})
+    return verification

@@ -1,0 +1,94 @@
+"""The search-then-certify pipeline both front doors compose (Kong et al., DP-Auditorium,
+Algorithm 1).
+
+A front door makes a `Run` (mechanism, claim, domain, `Budget`, seed), probes the mechanism
+(`engine.probe`), decides its `Plan` and its tester from the probe, then calls
+`search_and_certify`: the search ranks pairs on held-out estimates (`engine.search`), the chosen
+pair is certified on fresh outputs (`engine.certification`), and the report is assembled here.
+Only verification certifies, on outputs its event was not chosen on, so a correct mechanism is
+flagged with probability at most β for the whole run (docs/statistics.md).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from dpfuzz.engine.certification import check_refutable, verification_pair, verify
+from dpfuzz.engine.plan import Plan
+from dpfuzz.engine.probe import Probe
+from dpfuzz.engine.run import Run
+from dpfuzz.engine.search import search
+from dpfuzz.finders import make_finder
+from dpfuzz.mechanism import mechanism_name
+from dpfuzz.report import AuditReport, environment_versions
+from dpfuzz.settings import AuditSettings
+from dpfuzz.testers import Tester
+
+
+def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe) -> AuditReport:
+    """Search with `settings.finder`, certify the chosen pair, and report."""
+    check_refutable(run, tester, plan)
+    finder = make_finder(settings.finder)
+    finder.start(run.domain, np.random.default_rng(run.finder_seed))
+    try:
+        searched_at = time.perf_counter()
+        leader = search(run, finder, tester, plan)
+        verifying_at = time.perf_counter()
+    finally:
+        finder.stop()
+    rng = np.random.default_rng(run.verify_seed)
+    pair, train_p, train_q, event = verification_pair(run, finder, tester, plan, leader, rng)
+    verification = verify(run, tester, plan, pair, train_p, train_q, event, rng, np.random.default_rng(run.reverse_seed))
+    finished = time.perf_counter()
+    seconds = {"probe": probed.seconds, "search": verifying_at - searched_at, "verify": finished - verifying_at,
+               "total": finished - run.budget.started}
+    return report(run, tester, plan, settings, finder, probed, verification, seconds)
+
+
+def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder, probed: Probe, verification, seconds: dict) -> AuditReport:
+    """The `AuditReport` of a finished run."""
+    result, candidate = verification.result, verification.pair
+    return AuditReport(
+        violated=result.violated,
+        claim=run.claim,
+        beta=plan.beta,
+        epsilon_lower_bound=result.epsilon_lower_bound,
+        witness=candidate if result.violated else None,
+        candidate=candidate,
+        verification=result,
+        history=tuple(run.history),
+        mechanism=mechanism_name(run.mechanism),
+        domain=run.domain,
+        tester=tester.name,
+        finder=finder.name,
+        seed=run.seed,
+        trials=len({record.trial for record in run.history}) or int(plan.orient_by_fit),
+        samples=plan.samples,
+        verify_samples=plan.verify_samples,
+        settings={**settings.to_dict(), "seed": run.seed},
+        draws=run.budget.used,
+        draw_rate=run.budget.rate,
+        looks=tuple(verification.looks),
+        power=None if result.violated else tester.detectable(result),
+        reproducible=probed.reproducible and run.budget.deadline is None,
+        notes=tuple(run.notes),
+        stops=tuple(run.stops),
+        seconds=seconds,
+        versions=environment_versions(),
+        finder_details=finder.details(),
+        profile=profile(run, verification.samples, plan.beta),
+    )
+
+
+def profile(run: Run, samples: tuple, beta: float) -> dict | None:
+    """The verified pair's privacy profile and trade-off bound (`dpfuzz.profiles`) from the
+    verification outputs (at most `profile_max_samples` per side), for 1-D outputs: a
+    description at its own confidence 1 − β, not part of the verdict."""
+    cap = run.policy.profile_max_samples
+    if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < run.policy.profile_min_samples:
+        return None
+    from dpfuzz.profiles import privacy_profile
+
+    return privacy_profile(samples[0][:cap].ravel(), samples[1][:cap].ravel(), beta=beta).to_dict()
