@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from dpfuzz.cli import BUDGETS
+from dpfuzz.cli import BUDGET_NAMES
 
 _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
@@ -63,7 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dpfuzz-trials", type=int, default=None, help="search trials per audit (overrides the budget)")
     group.addoption("--dpfuzz-beta", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
     group.addoption(
-        "--dpfuzz-budget", choices=BUDGETS, default="quick", help="quick (every push), thorough (nightly) or default"
+        "--dpfuzz-budget", choices=BUDGET_NAMES, default="quick", help="quick (every push), thorough (nightly) or default"
     )
     group.addoption("--dpfuzz-max-draws", type=int, default=None, help="cap on each audit's mechanism outputs (reproducible)")
     group.addoption("--dpfuzz-max-seconds", type=float, default=None, help="cap on each audit's wall-clock seconds")

@@ -132,7 +132,7 @@ def test_version_help_and_choices_match_the_registries(capsys):
     from dpfuzz.testers import TESTER_NAMES
 
     assert cli.TESTERS == ("auto", *TESTER_NAMES) and cli.FINDERS == FINDER_NAMES
-    assert cli.RELATIONS == tuple(RELATION_NAMES) and cli.BUDGETS == tuple(BUDGETS) and cli.SAMPLING == SAMPLING_MODES
+    assert cli.RELATIONS == tuple(RELATION_NAMES) and cli.BUDGET_NAMES == tuple(BUDGETS) and cli.SAMPLING == SAMPLING_MODES
     assert cli.ARITHMETIC == ARITHMETIC and cli.VERIFY_DIRECTIONS == VERIFY_DIRECTIONS
     with pytest.raises(SystemExit) as exited:
         main(["--version"])

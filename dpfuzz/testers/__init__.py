@@ -76,8 +76,12 @@ def __getattr__(name: str):
     for key, (_, attribute) in _CLASSES.items():
         if attribute == name:
             return tester_class(key)
-    if name == "PrivacyProfile":
-        return importlib.import_module("dpfuzz.testers.histogram").PrivacyProfile
+    if name == "PrivacyProfile":  # deprecated, kept for one minor release
+        import warnings
+
+        warnings.warn("dpfuzz.testers.PrivacyProfile is deprecated; privacy profiles are dpfuzz.profiles.ProfileEstimate.",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.import_module("dpfuzz.testers.histogram").BinnedProfile
     raise AttributeError(f"module 'dpfuzz.testers' has no attribute {name!r}")
 
 
@@ -86,7 +90,6 @@ __all__ = [
     "HistogramTester",
     "HockeyStickTester",
     "MMDTester",
-    "PrivacyProfile",
     "RenyiTester",
     "TESTER_NAMES",
     "TestResult",

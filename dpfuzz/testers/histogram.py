@@ -12,7 +12,7 @@ audit certifies with the very bound its search estimated:
   held-out half (`HockeyStickTester.evaluate`). Refutes pure, approximate and Rényi DP.
 * ``bound="uniform"``: TV(P̂, P) ≤ a = ½√(k/n) + √(ln(2/β')/(2n)) with β' = β/2 per side,
   so that H_{e^ε}(P ‖ Q) ≥ H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b for every ε at once (ibid., Lemma 3).
-  This certifies a whole privacy profile δ(ε) (`privacy_profile`).
+  This certifies a whole privacy profile δ(ε) (`dpfuzz.profiles.privacy_profile`).
 """
 
 from __future__ import annotations
@@ -69,8 +69,10 @@ class Binning:
 
 
 @dataclass(frozen=True)
-class PrivacyProfile:
-    """δ_lb(ε) ≤ H_{e^ε}(P ‖ Q) for every ε in `epsilons` at once, with probability ≥ 1 − beta."""
+class BinnedProfile:
+    """δ_lb(ε) ≤ H_{e^ε}(P ‖ Q) for every ε in `epsilons` at once, with probability ≥ 1 − beta,
+    on one binning: what the uniform bound and `dpfuzz.profiles.privacy_profile` (whose
+    `ProfileEstimate` is the privacy-profile type users get) compute from."""
 
     epsilons: np.ndarray
     deltas: np.ndarray
@@ -185,15 +187,20 @@ class HistogramTester(HockeyStickTester):
             seconds=time.perf_counter() - start,
         )
 
-    def privacy_profile(self, samples0, samples1, epsilons, beta: float) -> PrivacyProfile:
-        """Certified lower bounds on δ(ε) = H_{e^ε}(P ‖ Q) for all `epsilons` simultaneously:
-        bins fitted on the first half of each sample, the profile on the second."""
+    def privacy_profile(self, samples0, samples1, epsilons, beta: float) -> BinnedProfile:
+        """Deprecated: `dpfuzz.profiles.privacy_profile` (removed in 0.3)."""
+        import warnings
+
+        warnings.warn(
+            "HistogramTester.privacy_profile is deprecated; use dpfuzz.profiles.privacy_profile (a ProfileEstimate).",
+            DeprecationWarning, stacklevel=2,
+        )
         train0, test0 = split_halves(samples0)
         train1, test1 = split_halves(samples1)
         return profile_on_bins(self.fit_binning(train0, train1), test0, test1, epsilons, beta)
 
 
-def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> PrivacyProfile:
+def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> BinnedProfile:
     """δ_lb(ε) = H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b on held-out samples (module docstring)."""
     beta = check_beta(beta)
     x0, x1 = _values(test0, "samples0"), _values(test1, "samples1")
@@ -204,7 +211,7 @@ def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> Pr
     gammas = np.exp(epsilons)[:, None]
     empirical = np.clip(p_hat[None, :] - gammas * q_hat[None, :], 0, None).sum(axis=1)
     deltas = empirical - slack_p - gammas[:, 0] * slack_q
-    return PrivacyProfile(epsilons, deltas, beta, k, slack_p, slack_q, p_hat, q_hat)
+    return BinnedProfile(epsilons, deltas, beta, k, slack_p, slack_q, p_hat, q_hat)
 
 
 def _values(samples: np.ndarray, name: str) -> np.ndarray:
