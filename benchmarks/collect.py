@@ -34,6 +34,7 @@ EXPERIMENTS = [
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
     ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
     ("objectives", "python benchmarks/objectives.py", "the hockey-stick tester's event objectives in audits of the catalogue"),
+    ("blind_spots", "python benchmarks/blind_spots.py", "issue 64: point masses under pure DP, 1-D and one coordinate of a vector"),
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
     ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),

@@ -23,6 +23,7 @@ from . import (
     means,
     median,
     noisy_max,
+    point_masses,
     statdp,
     streams,
     subsampling,
@@ -33,6 +34,7 @@ from .entry import CatalogueEntry, Truth
 _MODULES = (
     means,
     counting,
+    point_masses,
     histograms,
     noisy_max,
     svt,

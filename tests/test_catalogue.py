@@ -53,7 +53,8 @@ def test_catalogue_lists_every_documented_mechanism():
     RandomizedResponseWrongEps RAPPOR OneTimeRAPPOR PrefixSum ExponentialMedian ExponentialMedianNoHalf
     ScaledGD MicrobatchGD AverageThenClipGD PoissonSubsampledGaussian ShuffledBatchAsPoisson
     GroupSubsampledGaussian NaiveFloatLaplace SnappingLaplace GeoSample iSVT1 iSVT2 iSVT3 iSVT4
-    DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless""".split()
+    DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless
+    LaplaceWithFallback ClampedLaplace""".split()
     assert names == set(documented)
 
 

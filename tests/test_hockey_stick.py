@@ -454,8 +454,9 @@ def test_cut_counts_and_groups_equal_their_definitions():
 
     rng = np.random.default_rng(17)
     x_p, x_q = rng.integers(0, 40, 3_000) * 0.5, rng.integers(5, 50, 2_000) * 0.5
-    cuts, below_p, below_q = _cut_counts(x_p, x_q)
+    cuts, below_p, below_q, distinct = _cut_counts(x_p, x_q)
     values = np.unique(np.r_[x_p, x_q])
+    np.testing.assert_array_equal(distinct, values)
     np.testing.assert_array_equal(cuts, np.r_[-np.inf, (values[:-1] + values[1:]) / 2, np.inf])
     np.testing.assert_array_equal(below_p, [(x_p < cut).sum() for cut in cuts])
     np.testing.assert_array_equal(below_q, [(x_q < cut).sum() for cut in cuts])
@@ -628,3 +629,60 @@ def test_an_unknown_objective_or_certificate_is_named_before_anything_is_drawn()
     for option, value, expected in (("objective", "eps", "'epsilon'"), ("certificate", "joint", "'privacy_loss'")):
         with pytest.raises(InvalidArgument, match=f"{option} must be one of .*{expected}.*got '{value}'"):
             audit(never_called, PureDP(1.0), Domain(max_size=2), tester=HockeyStickTester(**{option: value}), seed=0)
+
+
+# -- point masses (issue 64) ------------------------------------------------------------------------
+def test_a_point_event_holds_exactly_its_value_and_says_so():
+    from dpfuzz.testers.events import Interval
+
+    point = Interval.point(2.5)
+    values = np.array([2.5, np.nextafter(2.5, 0.0), np.nextafter(2.5, 9.0), 2.0, 3.0])
+    np.testing.assert_array_equal(point.contains(values), [True, False, False, False, False])
+    assert point.describe() == "x = 2.5" and Interval(2.0, 3.0).describe() == "2 < x < 3"
+
+
+def _with_atom(rng, n, total, leak):
+    """Laplace(1) on `total`, except that `total` itself is released with probability `leak`."""
+    return np.where(rng.random(n) < leak, total, total + rng.laplace(0.0, 1.0, n))
+
+
+def test_an_exact_value_only_one_side_releases_is_the_event_chosen_and_refutes():
+    # 1-D outputs: P = Laplace(0, 1) with P(x = 0) = 0.001, Q = Laplace(1, 1) with its atom at 1.
+    # The atom at 0 has probability 0.001 under P and none under Q: ε = ∞. Among ~n intervals it
+    # is one of many tiny events; as one of two atoms it is chosen, and certifies far above ε = 1.
+    tester, claim = HockeyStickTester(), PureDP(1.0)
+    refuted = 0
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        p, q = _with_atom(rng, 200_000, 0.0, 1e-3), _with_atom(rng, 200_000, 1.0, 1e-3)
+        result = tester.test(p, q, claim, BETA, rng)
+        assert result.event == "x = 0"
+        refuted += result.violated
+    assert refuted == 5
+
+
+def test_exact_values_both_sides_release_at_a_bounded_ratio_are_no_refutation():
+    # Laplace(0, 1) and Laplace(1, 1) clamped to [0, 3]: point masses at 0 and 3 on both sides,
+    # their ratio at most e; the claim ε = 1 holds, so no seed may refute (each test at β = 0.05).
+    tester, claim = HockeyStickTester(), PureDP(1.0)
+    flagged = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        p, q = np.clip(rng.laplace(0.0, 1.0, 100_000), 0.0, 3.0), np.clip(rng.laplace(1.0, 1.0, 100_000), 0.0, 3.0)
+        flagged += tester.test(p, q, claim, BETA, rng).violated or tester.test(q, p, claim, BETA, rng).violated
+    assert flagged <= 2
+
+
+def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate():
+    from dpfuzz.testers.events import _atoms, _cut_counts
+
+    rng = np.random.default_rng(3)
+    discrete = rng.integers(0, 5, 1_000).astype(float), rng.integers(0, 5, 1_000).astype(float)
+    _, below_p, below_q, _ = _cut_counts(*discrete)
+    assert len(_atoms(below_p, below_q, 2_000)) == 0
+    # a 3-D release whose second coordinate is sometimes exact: the event names that coordinate
+    rows = lambda total: np.column_stack([total + rng.laplace(0.0, 3.0, (100_000, 3))])  # noqa: E731
+    p, q = rows(0.0), rows(1.0)
+    p[rng.random(100_000) < 2e-3, 1], q[rng.random(100_000) < 2e-3, 1] = 0.0, 1.0
+    result = HockeyStickTester().test(p, q, PureDP(1.0), BETA, rng)
+    assert result.event == "output[1] = 0" and result.violated

@@ -6,9 +6,12 @@ is evaluated on; the search here may use any selection rule.
 
 For 1-D outputs the search is exact over every threshold (lower and upper tails) in
 O(n log n), and over every interval and interval complement for the linear objective
-P̂(S) − γ Q̂(S) (a maximum-subarray problem solved with cumulative sums). Candidates are then
-ranked by the tester's own objective (e.g. a Wilson-corrected lower bound), which accounts
-for how well each candidate's probabilities are estimated.
+P̂(S) − γ Q̂(S) (a maximum-subarray problem solved with cumulative sums). Outputs that are
+continuous but for some exact values (a fallback that returns the true answer, a clamp) also get
+each repeated value as a point event {x = v}: atoms are few, so they are compared among
+themselves, not among the ~n intervals. Candidates are then ranked by the tester's own objective
+(e.g. a Wilson-corrected lower bound), which accounts for how well each candidate's
+probabilities are estimated.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import numpy as np
 
 from dpfuzz.testers.base import as_feature_matrix
 
-# objective(k_p, k_q, n_p, n_q, candidates) -> score per candidate; larger is better.
+# objective(k_p, k_q, n_p, n_q, candidates, rare=False) -> score per candidate; larger is better.
 # `candidates`: how many events the scored ones were picked among, for objectives that correct
 # for the winner's curse (`best_interval`: 1 for the nested tails, the number of cut points for
-# intervals chosen by a maximum-subarray search).
-Objective = Callable[[np.ndarray, np.ndarray, int, int, int], np.ndarray]
+# intervals chosen by a maximum-subarray search, the number of atoms for point events).
+# `rare`: the candidates are point events, whose counts may be small and zero on one side.
+Objective = Callable[..., np.ndarray]
 
 
 class Score(Protocol):
@@ -48,7 +52,14 @@ class Interval:
         inside = (values > self.low) & (values < self.high)
         return ~inside if self.complement else inside
 
+    @classmethod
+    def point(cls, value: float) -> "Interval":
+        """The event x = value: the open interval between its float neighbours."""
+        return cls(float(np.nextafter(value, -np.inf)), float(np.nextafter(value, np.inf)))
+
     def describe(self, variable: str = "x") -> str:
+        if not self.complement and np.nextafter(self.low, np.inf) == np.nextafter(self.high, -np.inf):
+            return f"{variable} = {np.nextafter(self.low, np.inf) + 0.0:.6g}"  # + 0.0: 0, not -0
         if self.complement:
             return f"{variable} <= {self.low:.6g} or {variable} >= {self.high:.6g}"
         if self.low == -np.inf and self.high == np.inf:
@@ -61,6 +72,8 @@ class Interval:
 
 
 COUNT_CHUNK = 1 << 18
+# Point events are the exact values that hold at most this share of the pooled sample (`_atoms`).
+RARE_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -95,9 +108,41 @@ class OutputValue:
         return interval.describe("x")
 
 
-def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cut points between consecutive distinct values of the pooled sample (with −∞ and ∞), and
-    how many of each side lie below each cut. Each side is sorted on its own and the two runs
+def best_points(x_p: np.ndarray, x_q: np.ndarray, objective: Objective) -> tuple[Interval, float] | None:
+    """The best point event {x = v} among the values that repeat in a mostly continuous pooled
+    sample (`_atoms`), with its objective value; None when there are none. A subsample of
+    10^4 outputs per side decides first whether the sample is mostly continuous, so a discrete
+    coordinate costs no sort of the whole sample."""
+    x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
+    peek = np.concatenate([x_p[:: max(1, len(x_p) // 10_000)], x_q[:: max(1, len(x_q) // 10_000)]])
+    if 2 * len(np.unique(peek)) < len(peek):
+        return None
+    cuts, below_p, below_q, values = _cut_counts(x_p, x_q)
+    atoms = _atoms(below_p, below_q, len(x_p) + len(x_q))
+    if not len(atoms):
+        return None
+    scores = objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], len(x_p), len(x_q), max(len(atoms), 2), rare=True)
+    best = int(np.argmax(scores))
+    return Interval.point(float(values[atoms[best]])), float(scores[best])
+
+
+class Coordinate:
+    """The score of vector outputs that looks at one coordinate: its value."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        return features[:, self.index]
+
+    def describe(self, interval: Interval) -> str:
+        return interval.describe(f"output[{self.index}]")
+
+
+def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cut points between consecutive distinct values of the pooled sample (with −∞ and ∞), how
+    many of each side lie below each cut, and the distinct values (value j between cuts j and
+    j + 1). Each side is sorted on its own and the two runs
     merged (a stable sort of two sorted runs is one merge), the counts then found by binary
     search: faster than an argsort of the pooled sample and the gathers it needs, with the same
     result (docs/decisions/0014-drawing-and-memory.md)."""
@@ -108,11 +153,12 @@ def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarra
     cuts = np.concatenate([[-np.inf], distinct / 2 + values[last_before_cut + 1] / 2, [np.inf]])
     below_p = np.concatenate([[0], np.searchsorted(sorted_p, distinct, side="right"), [len(x_p)]])
     below_q = np.concatenate([[0], np.searchsorted(sorted_q, distinct, side="right"), [len(x_q)]])
-    return cuts, below_p, below_q
+    return cuts, below_p, below_q, np.append(distinct, values[-1:])
 
 
 def best_interval(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], weights: tuple | None = None
+    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], weights: tuple | None = None,
+    points: bool = False,
 ) -> tuple[Interval, float]:
     """The best event among all tails, and the best intervals / complements for each γ, with its
     objective value.
@@ -120,19 +166,21 @@ def best_interval(
     Tails are ranked exhaustively by `objective`; intervals and interval complements are found
     exactly for the linear objective P̂(S) − γ Q̂(S) at each γ in `gammas`, then ranked by
     `objective` together with the tails. With `weights` (w_p, w_q), x_p[i] stands for w_p[i]
-    outputs of P and x_q[j] for w_q[j] of Q (the same event as on the repeated values).
+    outputs of P and x_q[j] for w_q[j] of Q (the same event as on the repeated values). With
+    `points` (the outputs themselves, not a fitted score), exact values that repeat in a mostly
+    continuous sample are candidates too (`_atoms`).
     """
     x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
     if weights is None:
-        cuts, below_p, below_q = _cut_counts(x_p, x_q)
+        cuts, below_p, below_q, values = _cut_counts(x_p, x_q)
         n_p, n_q = len(x_p), len(x_q)
     else:
-        cuts, below_p, below_q = _weighted_cut_counts(x_p, x_q, *weights)
+        cuts, below_p, below_q, values = _weighted_cut_counts(x_p, x_q, *weights)
         n_p, n_q = int(below_p[-1]), int(below_q[-1])
-    return _best_of_cuts(cuts, below_p, below_q, n_p, n_q, objective, gammas)
+    return _best_of_cuts(cuts, values, below_p, below_q, n_p, n_q, objective, gammas, points)
 
 
-def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`_cut_counts` of x_p repeated w_p times and x_q repeated w_q times (integer weights; values
     of weight 0 left out), from one sort of the distinct values (a discrete output's scores)."""
     values = np.concatenate([x_p, x_q])
@@ -145,24 +193,25 @@ def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np
     cuts = np.concatenate([[-np.inf], values[last_before_cut] / 2 + values[last_before_cut + 1] / 2, [np.inf]])
     below = np.cumsum(counts, axis=1)
     below_p, below_q = (np.concatenate([[0], side[last_before_cut], [side[-1]]]) for side in below)
-    return cuts, below_p, below_q
+    return cuts, below_p, below_q, np.append(values[last_before_cut], values[-1:])
 
 
 def best_intervals_both(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float]
+    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], points: bool = False
 ) -> list[tuple[Interval, float]]:
     """`best_interval` of (x_p, x_q) and of (x_q, x_p), sorting the pooled sample once."""
-    cuts, below_p, below_q = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
+    cuts, below_p, below_q, values = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
     return [
-        _best_of_cuts(cuts, below_p, below_q, len(x_p), len(x_q), objective, gammas),
-        _best_of_cuts(cuts, below_q, below_p, len(x_q), len(x_p), objective, gammas),
+        _best_of_cuts(cuts, values, below_p, below_q, len(x_p), len(x_q), objective, gammas, points),
+        _best_of_cuts(cuts, values, below_q, below_p, len(x_q), len(x_p), objective, gammas, points),
     ]
 
 
 def _best_of_cuts(
-    cuts, below_p, below_q, n_p: int, n_q: int, objective: Objective, gammas: Sequence[float]
+    cuts, values, below_p, below_q, n_p: int, n_q: int, objective: Objective, gammas: Sequence[float], points: bool = False
 ) -> tuple[Interval, float]:
-    """`best_interval` given the cut points and the counts below them (`_cut_counts`)."""
+    """`best_interval` given the cut points, the distinct values and the counts below the cuts
+    (`_cut_counts`)."""
     # Candidates: every lower tail (cut 0, cut j) and upper tail (cut j, last cut), then the
     # best interval and interval complement for each γ, as (low cut, high cut, complement).
     scores = [objective(below_p, below_q, n_p, n_q, 1), objective(n_p - below_p, n_q - below_q, n_p, n_q, 1)]
@@ -179,6 +228,9 @@ def _best_of_cuts(
     scores.append(
         objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q, len(cuts))
     )
+    atoms = _atoms(below_p, below_q, n_p + n_q) if points else []
+    if len(atoms):  # at least 2 candidates: the tails' peeling is for a nested family, not this one
+        scores.append(objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True))
     family = int(np.argmax([np.max(score) for score in scores]))
     best = int(np.argmax(scores[family]))
     value = float(scores[family][best])
@@ -186,4 +238,18 @@ def _best_of_cuts(
         return Interval(-np.inf, float(cuts[best])), value
     if family == 1:
         return Interval(float(cuts[best]), np.inf), value
+    if family == 3:
+        return Interval.point(float(values[atoms[best]])), value
     return Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value
+
+
+def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int) -> np.ndarray:
+    """Indices of the rare exact values: those that repeat in the pooled sample but hold at most
+    RARE_SHARE of it, when most values do not repeat (a continuous output with a few exact
+    values). None for discrete outputs, whose values all repeat; a common exact value (a clamp
+    that holds a third of the outputs, a code of a mixed output) is an interval the
+    maximum-subarray search finds, and a fitted score's pattern."""
+    pooled = np.diff(below_p) + np.diff(below_q)
+    if 2 * len(pooled) < total:
+        return np.empty(0, dtype=int)
+    return np.flatnonzero((pooled >= 2) & (pooled <= RARE_SHARE * total))

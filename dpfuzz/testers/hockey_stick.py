@@ -38,12 +38,15 @@ from dpfuzz.testers.bounds import (
     wilson_lower,
     wilson_upper,
 )
-from dpfuzz.testers.events import OutputValue, ScoreEvent, best_interval, best_intervals_both
+from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both, best_points
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
+# Point events whose training counts get the exact joint bound (`_epsilon_objective`), at most:
+# the atoms whose counts differ most; a release with thousands of repeated values costs no more.
+EXACT_POINTS = 16
 # Outputs per side a classifier is fitted on, at most (pattern and step counts use all): fewer
 # fit worse events, more fit no better and slower (docs/decisions/0013-event-selection.md).
 MODEL_FIT_SAMPLES = 500_000
@@ -159,7 +162,10 @@ class HockeyStickTester(Tester):
         if x0.shape[1] == 1:  # the tails of 1-D outputs scored as a peeled family (`_epsilon_objective`)
             objective = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
             x_p, x_q = x0[:, 0], x1[:, 0]
-            fitted = best_intervals_both(x_p, x_q, objective, gammas) if both else [best_interval(x_p, x_q, objective, gammas)]
+            if both:
+                fitted = best_intervals_both(x_p, x_q, objective, gammas, points=True)
+            else:
+                fitted = [best_interval(x_p, x_q, objective, gammas, points=True)]
             events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
         else:
             objective = self._selection_objective(claim, beta, eval_size)
@@ -247,6 +253,12 @@ class HockeyStickTester(Tester):
                     interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
                     if best[index][1] is None or value > best[index][0]:
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
+        if table is None:  # an exact value of one coordinate, which a fitted score does not single out
+            for index, (p, q) in enumerate([(x0, x1), (x1, x0)][: len(best)]):
+                for column in range(x0.shape[1]):
+                    point = best_points(p[:, column], q[:, column], objective)
+                    if point is not None and point[1] > best[index][0]:
+                        best[index] = (point[1], ScoreEvent(Coordinate(column), point[0]))
         return [(event, value) for value, event in best]
 
     @staticmethod
@@ -409,7 +421,7 @@ class HockeyStickTester(Tester):
         if self.objective == "epsilon" and isinstance(claim, ApproxDP):
             return _epsilon_objective(claim, beta, eval_size, tail_scales)
 
-        def objective(k_p, k_q, n_p, n_q, candidates=1):
+        def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
             if eval_size is not None:  # same proportions, held-out sample size
                 k_p, k_q, n_p, n_q = k_p * (eval_size / n_p), k_q * (eval_size / n_q), eval_size, eval_size
             p_lo, q_hi = wilson_lower(k_p, n_p, beta / 2), wilson_upper(k_q, n_q, beta / 2)
@@ -464,7 +476,19 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
             margin = np.where(p > claim.delta, np.log((p - claim.delta) / q) / se, -np.inf)
         return margin + special.ndtri(alpha)  # − stats.norm.isf(alpha), without its argument checks
 
-    def objective(k_p, k_q, n_p, n_q, candidates=1):
+    def exact(k_p, n_p, k_q, n_q, alpha):
+        """The training counts' own exact joint bound on the privacy loss (pure DP only), for the
+        EXACT_POINTS candidates whose counts differ most (each bound is a root search)."""
+        k_p, k_q = np.ravel(k_p), np.ravel(k_q)
+        bounds = np.full(len(k_p), -np.inf)
+        if claim.delta > 0:
+            return bounds
+        lead = (k_p / n_p - k_q / n_q) / np.sqrt((k_p + 1) / n_p**2 + (k_q + 1) / n_q**2)
+        for index in np.argsort(-lead, kind="stable")[:EXACT_POINTS]:
+            bounds[index] = pure_dp_epsilon_lower(int(k_p[index]), n_p, int(k_q[index]), n_q, 2 * alpha)
+        return bounds
+
+    def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
         # A ratio rewards tiny events: the luckiest of the ~n intervals a maximum-subarray search
         # compares wins on training data alone, so its bounds are Bonferroni-level over them.
         # Nested tails need no such correction in the bulk (the largest deviation over a nested
@@ -487,6 +511,12 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
             # SVT1 at 2.6·10^7 draws, the search stage chose the half-up, half-down pair with
             # this (certified 0.073) and the one-up pair without (0.038).
             value = np.where(predicted > 0, predicted, -special.expit(-clearance(k_p, n_p, k_q, n_q, alpha)))
+        if rare:
+            # Point events (an exact value one side releases more often) have few outputs, often
+            # none on one side, where the per-side prediction above is loosest: one predicts at
+            # least what the training counts' exact joint bound certifies (the held-out sample
+            # is as large or larger; docs/decisions/0016-point-events.md).
+            value = np.maximum(value, exact(k_p, n_p, k_q, n_q, alpha))
         # The whole output space (every sample on both sides) can certify no positive ε.
         return np.where((k_p == n_p) & (k_q == n_q), -np.inf, value)
 
