@@ -68,7 +68,7 @@ def audit(
     if not isinstance(domain, Domain):
         raise InvalidArgument(f"domain must be a dpfuzz.Domain, got {type(domain).__name__}.")
     if policy is not None and not isinstance(policy, AuditPolicy):
-        raise InvalidArgument(f"policy must be a dpfuzz.engine.AuditPolicy, got {type(policy).__name__}.")
+        raise InvalidArgument(f"policy must be a dpfuzz.AuditPolicy, got {type(policy).__name__}; build one with AuditPolicy(field=value, ...).")
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples

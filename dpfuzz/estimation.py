@@ -75,7 +75,7 @@ def estimate_epsilon(
     if max_draws is not None:
         max_draws = check_int("max_draws", max_draws, minimum=10_000)
     if policy is not None and not isinstance(policy, EstimationPolicy):
-        raise InvalidArgument(f"policy must be a dpfuzz.engine.EstimationPolicy, got {type(policy).__name__}.")
+        raise InvalidArgument(f"policy must be a dpfuzz.EstimationPolicy, got {type(policy).__name__}; build one with EstimationPolicy(field=value, ...).")
     task = _Task.make(mechanism, target, domain, delta, beta, policy or EstimationPolicy())
     if max_seconds is None:
         return task.estimate(task.policy.default_max_draws if max_draws is None else max_draws, seed)

@@ -73,3 +73,18 @@ def test_moved_names_keep_a_warning_alias_for_one_minor_release():
     with pytest.warns(DeprecationWarning, match="dpfuzz.engine.schedule"):
         old_schedule = importlib.import_module("dpfuzz.schedule")
     assert old_schedule.verification_looks is schedule.verification_looks
+
+
+def test_a_policy_that_is_not_one_is_named_with_the_fix():
+    from dpfuzz import AuditPolicy, Domain, EstimationPolicy, InvalidArgument, PureDP, audit, estimate_epsilon
+
+    def noisy_sum(dataset, num_samples, rng):
+        return dataset.sum() + rng.laplace(0.0, 1.0, num_samples)
+
+    with pytest.raises(InvalidArgument, match=r"policy must be a dpfuzz.AuditPolicy, got dict; build one with AuditPolicy\("):
+        audit(noisy_sum, PureDP(1.0), Domain(), policy={"min_look": 10})
+    with pytest.raises(InvalidArgument, match=r"got dict; build one with EstimationPolicy\("):
+        estimate_epsilon(noisy_sum, Domain(), policy={"search_share": 0.3})
+    with pytest.raises(InvalidArgument, match="search_share must satisfy"):
+        EstimationPolicy(search_share=2)
+    assert AuditPolicy().probe_draws == 2 * AuditPolicy().reproducibility_samples + AuditPolicy().probe_samples
