@@ -13,6 +13,8 @@ search, certification, the policy values and the stop reasons.
 | `certification` | the chosen pair's event on fresh outputs, look by look |
 | `schedule` | the arithmetic of racing rounds and of the looks' β |
 | `stops` | `StopReason`: why a stage ended before its plan |
+| `sizes` | an estimate's split of its draws between fitting, searching and certifying |
+| `timing` | a timed estimate: the mechanism's pace, pilots, the plan for the time left, `Deadline` |
 
 Names are imported on first use, so importing the engine loads nothing heavy.
 """
