@@ -42,7 +42,7 @@ from scipy import stats
 from sklearn.isotonic import IsotonicRegression
 
 from dpfuzz import EstimationPolicy
-from dpfuzz.engine import sizes
+from dpfuzz.engine import sizes as estimate_sizes
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower, wilson_lower, wilson_upper
 
 EPSILON, BETA, MAX_DRAWS = 0.1, 0.05, 26_000_000
@@ -55,8 +55,8 @@ TOP_SETS = 200  # events certified exactly per verification size (`certificates`
 def verification_sizes(scalar: bool) -> tuple[int, int]:
     """Outputs per side of the final certification at DP-Sniper's budget: on one pair, and after a
     10-pair search (`scalar`: of one number per draw, which fits on fewer)."""
-    _, search_draws = sizes.search_plan(MAX_DRAWS, EstimationPolicy().search_trials)
-    return tuple(sizes.verification_samples(draws, scalar) for draws in (MAX_DRAWS, MAX_DRAWS - search_draws))
+    _, search_draws = estimate_sizes.search_plan(MAX_DRAWS, EstimationPolicy().search_trials)
+    return tuple(estimate_sizes.verification_samples(draws, scalar) for draws in (MAX_DRAWS, MAX_DRAWS - search_draws))
 
 
 def svt_outputs(below: np.ndarray, weights: np.ndarray):
@@ -196,7 +196,7 @@ def main() -> None:
     step, top_sets, larger_draws = (5.0, 20, LARGER_DRAWS[-1:]) if args.quick else (1.0, TOP_SETS, LARGER_DRAWS)
     levels = np.arange(-10.0, 10.0 + step / 2, step)
     sizes = {
-        scalar: (*verification_sizes(scalar), *(sizes.verification_samples(draws, scalar) for draws in larger_draws))
+        scalar: (*verification_sizes(scalar), *(estimate_sizes.verification_samples(draws, scalar) for draws in larger_draws))
         for scalar in (False, True)
     }
     # Laplace noise of scale 20 or 40: ±800 holds all but e^-20 of the mass, and the integrands

@@ -28,7 +28,7 @@ from scipy import stats
 from sklearn.pipeline import Pipeline
 
 from dpfuzz import EstimationPolicy, estimation
-from dpfuzz.engine import sizes
+from dpfuzz.engine import sizes as estimate_sizes
 from dpfuzz.claims import PureDP
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 from dpfuzz.testers.models import MonotonePatternScore
@@ -41,8 +41,8 @@ def search_sizes() -> tuple[int, int]:
     """(fitting, verification) outputs per side of the chosen pair after a 10-pair search at
     DP-Sniper's budget of 2.6·10^7 draws."""
     policy = EstimationPolicy()
-    left = MAX_DRAWS - sizes.search_plan(MAX_DRAWS, policy.search_trials)[1]
-    return sizes.fit_samples(left - policy.audit.probe_draws), sizes.verification_samples(left)
+    left = MAX_DRAWS - estimate_sizes.search_plan(MAX_DRAWS, policy.search_trials)[1]
+    return estimate_sizes.fit_samples(left - policy.audit.probe_draws), estimate_sizes.verification_samples(left)
 
 
 def output_rows(values: np.ndarray, k: int = 10) -> np.ndarray:
