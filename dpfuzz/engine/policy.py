@@ -139,7 +139,7 @@ class EstimationPolicy:
 
 
 def policy_fields(policy: type) -> dict[str, str]:
-    """Each field of a policy class with the first line of its description (docs, the CLI)."""
+    """Each field of a policy class with its description (`tests/test_architecture.py` checks each has one)."""
     import ast
     import inspect
     import textwrap

@@ -108,22 +108,22 @@ class OutputValue:
         return interval.describe("x")
 
 
-def best_points(x_p: np.ndarray, x_q: np.ndarray, objective: Objective) -> tuple[Interval, float] | None:
-    """The best point event {x = v} among the values that repeat in a mostly continuous pooled
-    sample (`_atoms`), with its objective value; None when there are none. A subsample of
-    10^4 outputs per side decides first whether the sample is mostly continuous, so a discrete
-    coordinate costs no sort of the whole sample."""
+def best_points_both(x_p: np.ndarray, x_q: np.ndarray, objective: Objective) -> list[tuple[Interval, float] | None]:
+    """The best point event {x = v} of (x_p, x_q) and of (x_q, x_p) among the rare exact values
+    (`_atoms`), each with its objective value, or None where there is none; one sort for both.
+    A subsample of 10^4 outputs per side decides first whether the sample is mostly continuous,
+    so a discrete coordinate costs no sort of the whole sample."""
     x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
     peek = np.concatenate([x_p[:: max(1, len(x_p) // 10_000)], x_q[:: max(1, len(x_q) // 10_000)]])
     if 2 * len(np.unique(peek)) < len(peek):
-        return None
-    cuts, below_p, below_q, values = _cut_counts(x_p, x_q)
-    atoms = _atoms(below_p, below_q, len(x_p) + len(x_q))
-    if not len(atoms):
-        return None
-    scores = objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], len(x_p), len(x_q), max(len(atoms), 2), rare=True)
-    best = int(np.argmax(scores))
-    return Interval.point(float(values[atoms[best]])), float(scores[best])
+        return [None, None]
+    _, below_p, below_q, values = _cut_counts(x_p, x_q)
+    found = []
+    for below_a, below_b, n_a, n_b in ((below_p, below_q, len(x_p), len(x_q)), (below_q, below_p, len(x_q), len(x_p))):
+        atoms, scores = _scored_atoms(below_a, below_b, n_a, n_b, objective)
+        best = int(np.argmax(scores)) if len(atoms) else None
+        found.append(None if best is None else (Interval.point(float(values[atoms[best]])), float(scores[best])))
+    return found
 
 
 class Coordinate:
@@ -228,9 +228,9 @@ def _best_of_cuts(
     scores.append(
         objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q, len(cuts))
     )
-    atoms = _atoms(below_p, below_q, n_p + n_q) if points else []
-    if len(atoms):  # at least 2 candidates: the tails' peeling is for a nested family, not this one
-        scores.append(objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True))
+    atoms, point_scores = _scored_atoms(below_p, below_q, n_p, n_q, objective) if points else ([], None)
+    if len(atoms):
+        scores.append(point_scores)
     family = int(np.argmax([np.max(score) for score in scores]))
     best = int(np.argmax(scores[family]))
     value = float(scores[family][best])
@@ -241,6 +241,15 @@ def _best_of_cuts(
     if family == 3:
         return Interval.point(float(values[atoms[best]])), value
     return Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value
+
+
+def _scored_atoms(below_p, below_q, n_p: int, n_q: int, objective: Objective) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rare exact values (`_atoms`) and their objective values, corrected for their number
+    (at least 2: the tails' peeling is for a nested family, not this one)."""
+    atoms = _atoms(below_p, below_q, n_p + n_q)
+    if not len(atoms):
+        return atoms, None
+    return atoms, objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True)
 
 
 def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int) -> np.ndarray:

@@ -38,7 +38,7 @@ from dpfuzz.testers.bounds import (
     wilson_lower,
     wilson_upper,
 )
-from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both, best_points
+from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both, best_points_both
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
@@ -254,9 +254,8 @@ class HockeyStickTester(Tester):
                     if best[index][1] is None or value > best[index][0]:
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
         if table is None:  # an exact value of one coordinate, which a fitted score does not single out
-            for index, (p, q) in enumerate([(x0, x1), (x1, x0)][: len(best)]):
-                for column in range(x0.shape[1]):
-                    point = best_points(p[:, column], q[:, column], objective)
+            for column in range(x0.shape[1]):
+                for index, point in enumerate(best_points_both(x0[:, column], x1[:, column], objective)[: len(best)]):
                     if point is not None and point[1] > best[index][0]:
                         best[index] = (point[1], ScoreEvent(Coordinate(column), point[0]))
         return [(event, value) for value, event in best]
