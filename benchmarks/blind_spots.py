@@ -1,4 +1,5 @@
-"""The default audit's blind spots (issue 64): releases that are continuous but for exact values.
+"""The default audit's blind spots (issue 64): exact values, and vectors whose leak is in one
+coordinate's tail.
 
     python benchmarks/blind_spots.py           # seeds 0-9 per bug, 200 seeds per correct release
     python benchmarks/blind_spots.py --quick   # seeds 0-2, 10 seeds per correct release (CI)
@@ -6,9 +7,11 @@
 `audit(mechanism, PureDP(1), Domain(max_size=10), seed=s)` at the default budget:
 - bugs (a point mass one dataset has and its neighbour has not, ε = ∞): the catalogue's
   LaplaceWithFallback at leak 3·10⁻⁴ and 10⁻³, and a 3-coordinate vector whose first coordinate
-  is sometimes exact; refutations over the seeds;
-- correct releases with point masses on both sides (a bounded ratio): ClampedLaplace, and Laplace
-  rounded to a grid of 0.1; false alarms over the seeds, which must stay at most β = 0.05.
+  is sometimes exact; the catalogue's TruncatedCoordinateLaplace (a vector whose first
+  coordinate's noise window moves with the data), 3 and 8 coordinates; refutations over the seeds;
+- correct releases with point masses on both sides (a bounded ratio): ClampedLaplace, Laplace
+  rounded to a grid of 0.1, and ClampedLaplaceVector; false alarms over the seeds, which must stay
+  at most β = 0.05.
 Writes benchmarks/results/blind_spots.md.
 """
 
@@ -47,8 +50,15 @@ BUGS = {
     "LaplaceWithFallback, leak 1e-3": entry("LaplaceWithFallback")(leak=1e-3),
     "3-D Laplace, coordinate 0 exact w.p. 3e-4": vector_with_fallback(3e-4),
     "3-D Laplace, coordinate 0 exact w.p. 1e-3": vector_with_fallback(1e-3),
+    "TruncatedCoordinateLaplace, 3-D, cut 3": entry("TruncatedCoordinateLaplace")(),
+    "TruncatedCoordinateLaplace, 3-D, cut 5": entry("TruncatedCoordinateLaplace")(cut=5.0),
+    "TruncatedCoordinateLaplace, 8-D, cut 3": entry("TruncatedCoordinateLaplace")(dim=8),
 }
-CORRECT = {"ClampedLaplace": entry("ClampedLaplace")(), "Laplace rounded to 0.1": rounded_laplace}
+CORRECT = {
+    "ClampedLaplace": entry("ClampedLaplace")(),
+    "Laplace rounded to 0.1": rounded_laplace,
+    "ClampedLaplaceVector, 3-D": entry("ClampedLaplaceVector")(),
+}
 
 
 def row(name: str, mechanism, seeds: range, bug: bool) -> str:
@@ -69,7 +79,7 @@ def main() -> None:
     rows = [row(name, mechanism, bug_seeds, True) for name, mechanism in BUGS.items()]
     rows += [row(name, mechanism, correct_seeds, False) for name, mechanism in CORRECT.items()]
     lines = [
-        "# Blind spots: point masses under pure DP",
+        "# Blind spots: point masses and one coordinate's tails under pure DP",
         "",
         f"{environment()}; `audit(mechanism, PureDP(1), Domain(max_size=10), seed=s)` at the default budget, β = 0.05.",
         "Median certified ε over the seeds (0 when none); seconds per audit.",

@@ -74,9 +74,28 @@ def audit(
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
-    probed = probe(run, min(run.policy.probe_samples, settings.samples))
+    unbounded = settings.max_draws is None and settings.max_seconds is None
+    probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
+    if unbounded:
+        limit_slow_release(run)
     tester = audit_tester(settings, claim, probed.samples, mechanism)
-    return search_and_certify(run, tester, Plan.from_settings(settings, tester), settings, probed)
+    fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
+    return search_and_certify(run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed)
+
+
+def limit_slow_release(run: Run) -> None:
+    """Bound the time of an audit whose planned draws would take longer than
+    `AuditPolicy.slow_max_seconds` at the probe's pace, and say so in the report."""
+    budget, limit = run.budget, run.policy.slow_max_seconds
+    planned = budget.max_draws / budget.rate
+    if planned > limit:
+        budget.limit_time(limit)
+        run.note(
+            f"the mechanism draws about {budget.rate:,.0f} outputs per second, so this budget's {budget.max_draws:,} "
+            f"draws would take about {planned / 60:,.0f} min: the audit is limited to max_seconds={limit:g} "
+            "(AuditPolicy.slow_max_seconds), and a rerun with the same seed may draw differently. Give max_seconds "
+            "or max_draws to choose its budget."
+        )
 
 
 def audit_tester(settings: AuditSettings, claim: Claim, outputs, mechanism: Mechanism) -> Tester:

@@ -172,7 +172,7 @@ class _Task:
         if deadline is None:
             budget = Budget(self.mechanism, max_draws)
         else:  # however many fit the event, the certification draws until the deadline
-            budget = Budget(self.mechanism, max(max_draws, deadline.max_draws), max(deadline.at - time.perf_counter(), 1e-3))
+            budget = Budget(self.mechanism, max(max_draws, deadline.max_draws), max(deadline.at - time.perf_counter(), 1e-3), hard=False)
         report = self.run(pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), plan)
         return EpsilonEstimate(
             epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=self.delta, beta=self.beta, pair=report.candidate,

@@ -28,6 +28,7 @@ from . import (
     streams,
     subsampling,
     svt,
+    vector_marginals,
 )
 from .entry import CatalogueEntry, Truth
 
@@ -35,6 +36,7 @@ _MODULES = (
     means,
     counting,
     point_masses,
+    vector_marginals,
     histograms,
     noisy_max,
     svt,

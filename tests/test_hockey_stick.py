@@ -686,3 +686,26 @@ def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate
     p[rng.random(100_000) < 2e-3, 1], q[rng.random(100_000) < 2e-3, 1] = 0.0, 1.0
     result = HockeyStickTester().test(p, q, PureDP(1.0), BETA, rng)
     assert result.event == "output[1] = 0" and result.violated
+
+
+def test_a_leak_in_one_coordinates_tail_is_found_by_that_coordinates_events():
+    # 3 coordinates of Laplace(3) around the sum; coordinate 2's noise is cut to ±9 around it, so
+    # outputs in (9, 10) of that coordinate have probability 0 when the sum is 0 and about 0.006
+    # when it is 1 (ε = ∞). A score fitted on all three coordinates blurs this tail; coordinate
+    # 2's own upper tail holds it.
+    from dpfuzz.catalogue.vector_marginals import truncated_laplace_noise
+
+    tester, claim = HockeyStickTester(), PureDP(1.0)
+    refuted = 0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+
+        def rows(total):
+            outputs = total + rng.laplace(0.0, 3.0, (200_000, 3))
+            outputs[:, 2] = total + truncated_laplace_noise(3.0, 3.0, 200_000, rng)
+            return outputs
+
+        result = tester.test(rows(1.0), rows(0.0), claim, BETA, rng)
+        assert result.event.startswith("output[2] >")
+        refuted += result.violated
+    assert refuted == 3

@@ -107,8 +107,9 @@ def test_options_and_markers_change_what_runs(suite, tmp_path):
     written = {json.loads(path.read_text())["test"]: json.loads(path.read_text()) for path in reports.glob("*.json")}
     assert len(list(reports.glob("*.html"))) == 2
     correct, marked = written["test_suite.py::test_correct"], written["test_suite.py::test_marked"]
-    assert (correct["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
-    assert (marked["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
+    # settings["trials"]: the setting; "trials": the pairs tried (more for 1-D outputs, docs/decisions/0017)
+    assert (correct["settings"]["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
+    assert (marked["settings"]["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
     result.stdout.fnmatch_lines(["*2 audits, 0 violated; total false-alarm budget 0.02*"])
 
 
@@ -121,7 +122,7 @@ def test_thorough_budget_is_used(suite, tmp_path):
     reports = tmp_path / "reports"
     suite.runpytest("-p", "no:cacheprovider", "--dpfuzz-budget=thorough", f"--dpfuzz-report={reports}", "-k", "correct")
     (report,) = [json.loads(path.read_text()) for path in reports.glob("*.json")]
-    assert (report["trials"], report["samples"], report["verify_samples"]) == (30, 200_000, 1_000_000)
+    assert (report["settings"]["trials"], report["samples"], report["verify_samples"]) == (30, 200_000, 1_000_000)
 
 
 def test_hypothesis_pairs_are_audited_and_a_refutation_is_reported(pytester):

@@ -1,9 +1,17 @@
 """What a run may spend: one object that draws the mechanism's outputs and owns the draw count
-and the absolute deadline."""
+and the absolute deadline.
+
+The deadline is hard. With one, outputs are drawn in pieces sized at the pace so far to end
+before it (`PIECE_SECONDS` at most, so the clock is checked often), each call of the mechanism
+runs in a worker thread the budget waits for only until the deadline, and a draw the deadline
+overtakes raises `OutOfTime`: a piece that would overrun is cut, and a call that hangs ends the
+run at the deadline (the thread is left to finish on its own; its outputs are never used).
+"""
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
@@ -11,32 +19,72 @@ import numpy as np
 from dpfuzz.mechanism import Mechanism, draw_samples
 
 
+# Seconds of drawing between looks at the clock under a deadline, at most.
+PIECE_SECONDS = 0.5
+# Fewest outputs per piece under a deadline (and the first piece's, before the pace is known):
+# the probe's reproducibility check then compares two whole calls, as without a deadline.
+MIN_PIECE = 32
+
+
+class OutOfTime(Exception):
+    """The deadline passed before a draw finished (its outputs are discarded)."""
+
+
 class Budget:
     """Draws outputs, checks them, and keeps count of draws and time against the limits.
 
     `max_draws` caps all outputs drawn (both sides, every stage); `max_seconds`, if given, sets
     the deadline `started + max_seconds` on the `time.perf_counter()` clock. The clock's share
-    of what is left is estimated from the mechanism's own draw rate so far.
+    of what is left is estimated from the mechanism's own draw rate so far. `hard`: draws end at
+    the deadline (audits); otherwise the caller's plan keeps to it and a draw asked for is drawn
+    whole (timed estimates, whose sizes `engine.timing` plans, docs/decisions/0006).
     """
 
-    def __init__(self, mechanism: Mechanism, max_draws: float, max_seconds: float | None = None):
-        self.mechanism, self.max_draws, self.max_seconds = mechanism, max_draws, max_seconds
+    def __init__(self, mechanism: Mechanism, max_draws: float, max_seconds: float | None = None, hard: bool = True):
+        self.mechanism, self.max_draws, self.max_seconds, self.hard = mechanism, max_draws, max_seconds, hard
         self.started = time.perf_counter()
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.used = 0
         self.drawing_seconds = 0.0
         self.output_shape: tuple | None = None
 
-    def draw(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-        """`count` outputs of the mechanism on `dataset`, counted against the budget."""
+    def draw(self, dataset: np.ndarray, count: int, rng: np.random.Generator, partial: bool = False) -> np.ndarray:
+        """`count` outputs of the mechanism on `dataset`, counted against the budget; with a
+        deadline, drawn in pieces that end before it, or `OutOfTime` raised (with `partial`,
+        the pieces finished by then are returned instead, possibly none)."""
         if count <= 0 and self.output_shape is not None:  # nothing to draw (a round at the cap already)
             return np.empty((0, *self.output_shape))
+        if self.deadline is None or not self.hard:
+            return self._count(*self._piece(dataset, count, rng))
+        pieces, drawn = [], 0
+        try:
+            while drawn < count:
+                left = self.seconds_left()
+                if left <= 0:
+                    raise OutOfTime
+                pace = 0 if self.rate == math.inf else self.rate * min(left, PIECE_SECONDS)
+                size = min(count - drawn, max(MIN_PIECE, int(pace)))
+                pieces.append(self._count(*_by_deadline(self.deadline, lambda: self._piece(dataset, size, rng))))
+                drawn += size
+        except OutOfTime:
+            if not partial or not pieces:
+                raise
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+    def _piece(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         began = time.perf_counter()
         samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape)
-        self.drawing_seconds += time.perf_counter() - began
+        return samples, time.perf_counter() - began
+
+    def _count(self, samples: np.ndarray, seconds: float) -> np.ndarray:
+        self.drawing_seconds += seconds
         self.output_shape = samples.shape[1:]
-        self.used += count
+        self.used += len(samples)
         return samples
+
+    def limit_time(self, max_seconds: float) -> None:
+        """Set the deadline `max_seconds` after the budget was made."""
+        self.max_seconds, self.deadline = max_seconds, self.started + max_seconds
 
     @property
     def rate(self) -> float:
@@ -57,3 +105,23 @@ class Budget:
     def affordable(self, count: int, clock: bool = True) -> bool:
         """Whether `count` more draws fit the budget (with `clock=False`: its draws alone)."""
         return count <= (self.remaining() if clock else self.max_draws - self.used)
+
+
+def _by_deadline(deadline: float, call):
+    """`call()` in a worker thread, waited for until `deadline` (`OutOfTime` after it)."""
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # re-raised in the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name="dpfuzz-draw", daemon=True)
+    worker.start()
+    worker.join(max(deadline - time.perf_counter(), 0.0))
+    if worker.is_alive():
+        raise OutOfTime
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -20,13 +20,13 @@ import numpy as np
 
 from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair
-from dpfuzz.engine.budget import Budget
+from dpfuzz.engine.budget import PIECE_SECONDS, Budget, OutOfTime
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.schedule import Look, verification_looks
 from dpfuzz.engine.search import Candidate
 from dpfuzz.engine.stops import StopReason
-from dpfuzz.errors import InvalidArgument
+from dpfuzz.errors import InvalidArgument, MechanismError
 from dpfuzz.finders import BaseFinder
 from dpfuzz.mechanism import chunk_rows
 from dpfuzz.testers import Tester, TestResult
@@ -74,13 +74,25 @@ class FreshOutputs:
                 now = time.perf_counter()
                 per_output = (now - began) / drawn if drawn else 2 / budget.rate  # seconds per output per side
                 fits = 0 if now >= deadline else int(pace_share * (deadline - now) / per_output) if per_output > 0 else size
-                size = min(size, max(fits, floor - self.count))
+                step = floor if budget.rate == math.inf else max(1, int(budget.rate * PIECE_SECONDS / 2))
+                toward_floor = min(floor - self.count, step)  # small steps past the pace, cut by the deadline
+                size = min(size, max(fits, toward_floor))
                 if size <= 0:
                     self.cut = True
                     return
-            new = (budget.draw(pair.d0, size, rng), budget.draw(pair.d1, size, rng))
-            drawn += size
-            self._take(new, size)
+            try:  # the deadline is hard: what the clock leaves of a chunk, the same number on both sides
+                first = budget.draw(pair.d0, size, rng, partial=True)
+                second = budget.draw(pair.d1, len(first), rng, partial=True)
+            except OutOfTime:
+                self.cut = True
+                return
+            got = len(second)
+            if got:
+                self._take((first[:got], second), got)
+                drawn += got
+            if got < size:
+                self.cut = True
+                return
 
     def _take(self, new: tuple, size: int) -> None:
         if self.counting:
@@ -212,6 +224,12 @@ def verify(
             text = f"{ended} of {look.samples:,} outputs per side." if plan.selection_samples is None else (
                 f"{ended} outputs per side (its event chosen for {size:,}).")
             run.stop(StopReason.VERIFICATION_CLOCK, text)
+            if fresh.count == 0:
+                raise MechanismError(
+                    f"max_seconds={budget.max_seconds:g} ended verification before its first fresh output: a call of the "
+                    f"mechanism ran past the deadline (it drew {budget.rate:,.0f} outputs per second before). Give a larger "
+                    "max_seconds, or find why one call takes this long."
+                )
         verification = _certify_look(run, fresh, pair, look, verification)
         run.progress(f"verify: look {index + 1} of {len(planned)}, {fresh.count:,} fresh outputs per side, {budget.used:,} drawn")
         if verification.result.violated or fresh.cut:

@@ -29,6 +29,8 @@ class Plan:
         evaluation's own (an estimate: its final certification's size); None otherwise.
     orient_by_fit : one given pair oriented, and its event chosen, in one fit on all its search
         samples (`Tester.fit_oriented`) rather than by held-out scores of both directions.
+    fill_racing : an open-ended finder proposes pairs beyond `trials` while the racing schedule
+        fits the nominal trials × samples per side (`AuditPolicy.racing_fill`).
     """
 
     trials: int
@@ -39,6 +41,7 @@ class Plan:
     directions: int = 2
     selection_samples: int | None = None
     orient_by_fit: bool = False
+    fill_racing: bool = False
 
     @classmethod
     def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> "Plan":

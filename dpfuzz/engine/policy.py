@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import CHUNK_VALUES
 from dpfuzz.validation import check_int, check_number
 
@@ -24,14 +25,27 @@ class AuditPolicy:
     probe_samples: int = 1_000
     """Outputs of the probe (at most the search's `samples`): enough to see the output shape and
     choose ``"auto"``'s tester, cheap beside the search (0015)."""
+    probe_time_share: float = 0.05
+    """Share of `max_seconds` the probe's outputs may take at most: a slow mechanism is probed on
+    fewer outputs rather than spending the audit's time on them (0019)."""
+    probe_min_samples: int = 20
+    """Fewest probe outputs when `probe_time_share` limits them (0019)."""
     reproducibility_samples: int = 32
     """Outputs drawn twice with equal seeds to tell whether the mechanism takes its randomness
     from the rng it is passed (0015)."""
+    slow_max_seconds: float = 120.0
+    """Wall-clock limit of an audit given neither `max_draws` nor `max_seconds` whose planned draws
+    would take longer at the probe's pace: a slow release gets a bounded audit that says so (0019)."""
     min_start: int = 200
     """Fewest outputs per side of a racing round's first samples (0010)."""
     start_divisor: int = 8
     """The first racing round samples each pair at cap / `start_divisor` per side: smaller starts
     try more pairs, larger ones rank them more surely (0010)."""
+    racing_fill: bool = True
+    """Where the tester fits events as cheaply as the outputs are drawn (`Tester.fits_cheaply`),
+    an adaptive search with an open-ended finder proposes pairs beyond `trials` while the racing
+    schedule still fits the nominal trials × samples per side: more pairs tried, and more draws
+    for a claim that holds, within the budget the settings name (0017)."""
     min_look: int = 1_000
     """Fewest outputs per side of a verification look before the last (0010)."""
     verify_chunk_values: int = CHUNK_VALUES
@@ -50,11 +64,15 @@ class AuditPolicy:
     time that grows with them (0009)."""
 
     def __post_init__(self) -> None:
-        for name in ("probe_samples", "reproducibility_samples", "min_start", "min_look", "verify_chunk_values",
+        for name in ("probe_samples", "probe_min_samples", "reproducibility_samples", "min_start", "min_look", "verify_chunk_values",
                      "deadline_floor", "profile_min_samples", "profile_max_samples"):
             check_int(name, getattr(self, name), minimum=1)
         check_int("start_divisor", self.start_divisor, minimum=1)
+        if not isinstance(self.racing_fill, bool):
+            raise InvalidArgument(f"racing_fill must be True or False, got {self.racing_fill!r}.")
         check_number("deadline_pace_share", self.deadline_pace_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        check_number("slow_max_seconds", self.slow_max_seconds, minimum=0.0, exclusive_minimum=True)
+        check_number("probe_time_share", self.probe_time_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
 
     @property
     def probe_draws(self) -> int:

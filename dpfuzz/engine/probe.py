@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpfuzz.engine.budget import OutOfTime
 from dpfuzz.engine.run import Run
+from dpfuzz.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -19,21 +21,37 @@ class Probe:
     seconds: float
 
 
-def probe(run: Run, size: int) -> Probe:
+def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     """Draw `size` outputs (after the reproducibility check's two equal-seeded calls) on the
-    first dataset of the relation's first classic pair."""
+    first dataset of the relation's first classic pair; with a `time_limit` on the run, at most
+    `probe_time_share` of it at the pace of those calls."""
     began = time.perf_counter()
     seed, draw = run.probe_seed, run.budget.draw
     dataset = run.domain.relation.classic_pairs(run.domain)[0].d0
     count = run.policy.reproducibility_samples
-    first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
+    try:
+        first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
+    except OutOfTime:
+        raise InvalidArgument(
+            f"max_seconds={run.budget.max_seconds:g} ended before the mechanism returned {count} outputs: "
+            "give a larger max_seconds."
+        ) from None
     reproducible = bool(np.array_equal(first, again))
     if not reproducible:
         run.note(
             "the mechanism's randomness does not come (only) from the rng dpfuzz passes: two calls with "
             "equal-seeded generators disagreed. The audit is statistically valid, but not bit-reproducible."
         )
-    samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
+    budget = run.budget
+    if time_limit is not None:  # a slow mechanism's probe takes a share of the time, not its size
+        size = min(size, max(run.policy.probe_min_samples, int(budget.rate * run.policy.probe_time_share * time_limit)))
+    try:
+        samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
+    except OutOfTime:
+        raise InvalidArgument(
+            f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were drawn (the mechanism "
+            f"drew {budget.used:,} outputs in {budget.drawing_seconds:.1f} s): give a larger max_seconds."
+        ) from None
     if run.budget.max_seconds is not None:
         run.note(
             f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a rerun with "

@@ -4,11 +4,14 @@
 **Search (racing).** `trials` candidate pairs are each sampled at ``start`` = cap / 8 outputs
 per side; then, in rounds, the better half by search score (averaged over the pair's rounds)
 keeps going with twice the samples, until one candidate is left or the per-side cap
-``samples`` is reached; the best of those left is the leader, whose event is fitted. This is successive halving (Karnin,
-Koren & Somekh 2013): every round costs about the same, and draws go to the pairs that look
-most violating. Search scores only rank pairs; nothing is certified from them, so the search
-needs no share of β. The first round's size is `AuditPolicy.start_divisor`
-(docs/decisions/0010-racing-schedule.md).
+``samples`` is reached; the best of those left is the leader, whose event is fitted. This is
+successive halving (Karnin, Koren & Somekh 2013): every round costs about the same, and draws
+go to the pairs that look most violating. Halving spends about a third of the search's nominal
+draws (`trials` × `samples` per side); with `AuditPolicy.racing_fill`, an open-ended finder
+proposes more first-round pairs until the schedule spends them (`racing_pairs`,
+docs/decisions/0017-racing-fill.md). Search scores only rank pairs; nothing is certified from
+them, so the search needs no share of β. The first round's size is
+`AuditPolicy.start_divisor` (docs/decisions/0010-racing-schedule.md).
 
 **Verification (sequential).** The event fitted on the leader's search samples is evaluated on
 fresh samples in J looks with cumulative sizes m_1 < … < m_J = the verification cap, each the
@@ -68,6 +71,15 @@ def plan_search(trials: int, cap: int, search_draws: int, min_start: int = 200, 
         cap //= 2
     cap = max(cap, min_start)
     return min(cap, max(min_start, cap // start_divisor)), cap
+
+
+def racing_pairs(trials: int, start: int, cap: int, search_draws: float) -> int:
+    """The most pairs, at least `trials`, whose racing schedule at (`start`, `cap`) costs at most
+    `search_draws` (both sides): the draws halving leaves unspent go to more first-round pairs."""
+    pairs = trials
+    while racing_cost(pairs + 1, start, cap) <= search_draws:
+        pairs += 1
+    return pairs
 
 
 def verification_looks(cap: int, first: int, beta: float, min_look: int = 1_000) -> list[Look]:

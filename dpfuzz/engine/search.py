@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine.budget import OutOfTime
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
-from dpfuzz.engine.schedule import plan_search, racing_rounds
+from dpfuzz.engine.schedule import plan_search, racing_pairs, racing_rounds
 from dpfuzz.engine.stops import StopReason
+from dpfuzz.errors import InvalidArgument
 from dpfuzz.finders import BaseFinder
 from dpfuzz.report import TrialRecord
 from dpfuzz.testers import Tester, TestResult
@@ -79,34 +81,51 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
     """The leading candidate: the first pair whose own held-out test refutes the claim (adaptive
     plans), or the best ranked once the trials (and, adaptive, the racing) are done."""
     budget = run.budget
+    pairs = plan.trials
     if plan.adaptive:
         start, cap = plan_search(plan.trials, plan.samples, int(budget.remaining() / 2), run.policy.min_start, run.policy.start_divisor)
+        if plan.fill_racing and finder.open_ended:
+            spare = budget.remaining() - 2 * plan.verify_samples  # verification keeps its draws
+            pairs = racing_pairs(plan.trials, start, cap, min(2 * plan.trials * plan.samples, spare))
     else:
         start = cap = plan.samples
+    # under a deadline an adaptive search draws at most half of what the clock leaves, so that
+    # verification has the other half
+    search_end = budget.used + budget.remaining() / 2 if plan.adaptive and budget.deadline is not None else math.inf
     candidates: list[Candidate] = []
-    for trial, seed in enumerate(run.trial_seed.spawn(plan.trials)):
-        if candidates and not budget.affordable(2 * start):
-            run.stop(StopReason.SEARCH_BUDGET, f"the budget ended the search after {trial} of {plan.trials} trials.")
+    for trial, seed in enumerate(run.trial_seed.spawn(pairs)):
+        if candidates and not (budget.affordable(2 * start) and budget.used + 2 * start <= search_end):
+            run.stop(StopReason.SEARCH_BUDGET, f"the budget ended the search after {trial} of {pairs} trials.")
             break
         pair = finder.ask()
         run.domain.validate_pair(pair)
         rng = np.random.default_rng(seed)
-        candidate = Candidate(trial, pair, rng, budget.draw(pair.d0, start, rng), budget.draw(pair.d1, start, rng))
+        try:
+            candidate = Candidate(trial, pair, rng, budget.draw(pair.d0, start, rng), budget.draw(pair.d1, start, rng))
+        except OutOfTime:
+            if not candidates:  # time for one pair and the smallest verification look
+                needed = budget.max_seconds + 2 * (start + run.policy.min_look) / budget.rate
+                raise InvalidArgument(
+                    f"max_seconds={budget.max_seconds:g} ended the search before the first pair had {start:,} outputs per "
+                    f"side (the mechanism draws about {budget.rate:,.0f} per second): give max_seconds >= {needed:.0f}."
+                ) from None
+            run.stop(StopReason.SEARCH_BUDGET, f"max_seconds ended the search after {trial} of {pairs} trials.")
+            break
         if plan.orient_by_fit:
             fit_oriented(run, tester, plan, candidate)
             return candidate
         score(run, tester, plan, candidate, 0)
-        run.progress(f"search: trial {trial + 1} of {plan.trials}, {budget.used:,} outputs drawn")
+        run.progress(f"search: trial {trial + 1} of {pairs}, {budget.used:,} outputs drawn")
         finder.tell(pair, candidate.score)
         candidates.append(candidate)
         if plan.adaptive and candidate.looks_violating and not finder.keep_searching():
             return candidate
     if not plan.adaptive:
         return max(candidates, key=lambda c: c.rank)
-    return race(run, tester, plan, candidates, start, cap)
+    return race(run, tester, plan, candidates, start, cap, search_end)
 
 
-def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], start: int, cap: int) -> Candidate:
+def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], start: int, cap: int, search_end: float = math.inf) -> Candidate:
     """Successive halving: the better half by rank gets twice the samples, round by round, until
     one candidate is left at `cap`; a candidate whose held-out test refutes wins at once."""
     alive, size = candidates, start
@@ -114,13 +133,18 @@ def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], star
         alive = sorted(alive, key=lambda c: c.rank, reverse=True)[:keep]
         if target == size:  # already at the cap: the halving alone decides
             continue
-        if not run.budget.affordable(keep * 2 * (target - size)):
+        cost = keep * 2 * (target - size)
+        if not (run.budget.affordable(cost) and run.budget.used + cost <= search_end):
             run.stop(StopReason.RACING_BUDGET, f"the budget ended the search's racing at {size:,} outputs per side.")
             break
         for candidate in alive:
             more = target - size
-            candidate.samples0 = np.concatenate([candidate.samples0, run.budget.draw(candidate.pair.d0, more, candidate.rng)])
-            candidate.samples1 = np.concatenate([candidate.samples1, run.budget.draw(candidate.pair.d1, more, candidate.rng)])
+            try:
+                more0, more1 = run.budget.draw(candidate.pair.d0, more, candidate.rng), run.budget.draw(candidate.pair.d1, more, candidate.rng)
+            except OutOfTime:
+                run.stop(StopReason.RACING_BUDGET, f"max_seconds ended the search's racing at {size:,} outputs per side.")
+                return max(alive, key=lambda c: c.rank)
+            candidate.samples0, candidate.samples1 = np.concatenate([candidate.samples0, more0]), np.concatenate([candidate.samples1, more1])
             score(run, tester, plan, candidate, round_number)
             run.progress(f"search: racing round {round_number}, {target:,} outputs per side, {run.budget.used:,} drawn")
             if candidate.looks_violating:

@@ -21,6 +21,10 @@ class Finder(Protocol):
     """
 
     name: str
+    open_ended: bool
+    """Whether asking for more pairs than `trials` finds new ones quickly (the racing then fills
+    its spare draws with more pairs, `AuditPolicy.racing_fill`); False for a fixed list of pairs
+    or slow suggestions."""
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None: ...
 
@@ -46,6 +50,7 @@ class BaseFinder:
     ``start``, ``ask`` and, if they learn, ``tell``."""
 
     name = "finder"
+    open_ended = True
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         raise NotImplementedError
@@ -81,6 +86,7 @@ class WithDefaults(BaseFinder):
             )
         self.finder = finder
         self.name = getattr(finder, "name", type(finder).__name__)
+        self.open_ended = bool(getattr(finder, "open_ended", False))
 
     def start(self, domain: Domain, rng: np.random.Generator) -> None:
         self.finder.start(domain, rng)

@@ -16,6 +16,7 @@ class FixedFinder(BaseFinder):
     """Propose `pairs` in order, cycling when the audit asks for more trials than pairs."""
 
     name = "fixed"
+    open_ended = False
 
     def __init__(self, pairs: Sequence[DatasetPair]):
         self.pairs = list(pairs)

@@ -58,6 +58,7 @@ class VizierFinder(BaseFinder):
     """
 
     name = "vizier"
+    open_ended = False  # each GP suggestion costs about as much as a cheap mechanism's whole trial
 
     def __init__(self, seed_trials: int = 3, max_evaluations: int = 2000, patterns: bool = True):
         self.seed_trials = seed_trials

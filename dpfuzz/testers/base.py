@@ -178,6 +178,12 @@ class Tester:
         (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
 
+    def fits_cheaply(self, outputs: np.ndarray) -> bool:
+        """Whether fitting events on outputs like `outputs` costs about what drawing them does,
+        so that a search may try more pairs for its spare draws (`AuditPolicy.racing_fill`);
+        False unless a tester says so."""
+        return False
+
     def event_options(self) -> dict:
         """Options a companion event tester shares with this one (the float bit-pattern tester
         that ``arithmetic="float"`` adds): none by default."""

@@ -108,24 +108,6 @@ class OutputValue:
         return interval.describe("x")
 
 
-def best_points_both(x_p: np.ndarray, x_q: np.ndarray, objective: Objective) -> list[tuple[Interval, float] | None]:
-    """The best point event {x = v} of (x_p, x_q) and of (x_q, x_p) among the rare exact values
-    (`_atoms`), each with its objective value, or None where there is none; one sort for both.
-    A subsample of 10^4 outputs per side decides first whether the sample is mostly continuous,
-    so a discrete coordinate costs no sort of the whole sample."""
-    x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
-    peek = np.concatenate([x_p[:: max(1, len(x_p) // 10_000)], x_q[:: max(1, len(x_q) // 10_000)]])
-    if 2 * len(np.unique(peek)) < len(peek):
-        return [None, None]
-    _, below_p, below_q, values = _cut_counts(x_p, x_q)
-    found = []
-    for below_a, below_b, n_a, n_b in ((below_p, below_q, len(x_p), len(x_q)), (below_q, below_p, len(x_q), len(x_p))):
-        atoms, scores = _scored_atoms(below_a, below_b, n_a, n_b, objective)
-        best = int(np.argmax(scores)) if len(atoms) else None
-        found.append(None if best is None else (Interval.point(float(values[atoms[best]])), float(scores[best])))
-    return found
-
-
 class Coordinate:
     """The score of vector outputs that looks at one coordinate: its value."""
 

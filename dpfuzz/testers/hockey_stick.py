@@ -38,7 +38,7 @@ from dpfuzz.testers.bounds import (
     wilson_lower,
     wilson_upper,
 )
-from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both, best_points_both
+from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
@@ -141,6 +141,12 @@ class HockeyStickTester(Tester):
         (forward, forward_value), (backward, backward_value) = self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True)
         return (backward, True) if backward_value > forward_value else (forward, False)
 
+    def fits_cheaply(self, outputs: np.ndarray) -> bool:
+        """Outputs scored as one number each: their events are found by one sort
+        (`best_intervals_both`)."""
+        features = as_feature_matrix(self.features(np.asarray(outputs)[:1]), "outputs")
+        return features.shape[1] == 1
+
     def event_options(self) -> dict:
         """The objective and the pure-DP certificate, shared with the float bit-pattern tester."""
         return {"objective": self.objective, "certificate": self.certificate}
@@ -159,8 +165,10 @@ class HockeyStickTester(Tester):
             x0, x1 = x0.astype(float, copy=False), x1.astype(float, copy=False)
         gammas = self.gammas(claim)
         directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
-        if x0.shape[1] == 1:  # the tails of 1-D outputs scored as a peeled family (`_epsilon_objective`)
-            objective = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
+        # the tails of 1-D outputs, and of each coordinate, scored as a peeled family (`_epsilon_objective`)
+        one_d = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
+        if x0.shape[1] == 1:
+            objective = one_d
             x_p, x_q = x0[:, 0], x1[:, 0]
             if both:
                 fitted = best_intervals_both(x_p, x_q, objective, gammas, points=True)
@@ -169,7 +177,7 @@ class HockeyStickTester(Tester):
             events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
         else:
             objective = self._selection_objective(claim, beta, eval_size)
-            events = self._fit_scored_events(x0, x1, objective, gammas, rng, both)
+            events = self._fit_scored_events(x0, x1, objective, one_d, gammas, rng, both)
         return [(self.choose_epsilon(event, p, q, claim, beta, eval_size), value) for (event, value), (p, q) in zip(events, directions)]
 
     def gammas(self, claim: Claim) -> list[float]:
@@ -194,12 +202,14 @@ class HockeyStickTester(Tester):
         (the mechanism's, `dpfuzz.mechanism.output_words`), else None: the row itself."""
         return None if self.describe_output is None else self.describe_output(row)
 
-    def _fit_scored_events(self, x0, x1, objective, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
+    def _fit_scored_events(self, x0, x1, objective, one_d, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
         model and its score interval are chosen on the other half, by the same objective. With
         `both`, also the event for (x1, x0), from the same fits where a model allows it
-        (the split and the variants tried: docs/decisions/0013-event-selection.md). Scikit-learn
-        is imported here, by the first vector output."""
+        (the split and the variants tried: docs/decisions/0013-event-selection.md). Continuous
+        outputs' coordinates are candidates too, each searched as a 1-D output is, by the 1-D
+        objective `one_d` on all the training samples (docs/decisions/0018-coordinate-events.md).
+        Scikit-learn is imported here, by the first vector output."""
         from sklearn.base import clone
 
         from dpfuzz.testers.models import (
@@ -253,11 +263,13 @@ class HockeyStickTester(Tester):
                     interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
                     if best[index][1] is None or value > best[index][0]:
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
-        if table is None:  # an exact value of one coordinate, which a fitted score does not single out
+        if table is None:  # one coordinate's tails, intervals and exact values, which a fitted score can blur
             for column in range(x0.shape[1]):
-                for index, point in enumerate(best_points_both(x0[:, column], x1[:, column], objective)[: len(best)]):
-                    if point is not None and point[1] > best[index][0]:
-                        best[index] = (point[1], ScoreEvent(Coordinate(column), point[0]))
+                p, q = x0[:, column].astype(float, copy=False), x1[:, column].astype(float, copy=False)
+                found = best_intervals_both(p, q, one_d, gammas, points=True) if both else [best_interval(p, q, one_d, gammas, points=True)]
+                for index, (interval, value) in enumerate(found):
+                    if value > best[index][0]:
+                        best[index] = (value, ScoreEvent(Coordinate(column), interval))
         return [(event, value) for value, event in best]
 
     @staticmethod
