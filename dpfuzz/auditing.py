@@ -72,7 +72,7 @@ def audit(
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
-    budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds)
+    budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
     unbounded = settings.max_draws is None and settings.max_seconds is None
     probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)

@@ -34,8 +34,8 @@ CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedD
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = (
-    "tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds", "arithmetic",
-    "verify_directions",
+    "tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds", "call_timeout",
+    "arithmetic", "verify_directions",
 )
 DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
@@ -134,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
     search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
     search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
-    search.add_argument("--max-seconds", type=float, help="cap on wall-clock time (not reproducible)")
+    search.add_argument("--max-seconds", type=float, help="cap on wall-clock time, a hard one (not reproducible)")
+    search.add_argument("--call-timeout", type=float, help="seconds one call of the mechanism may take before the audit stops with an error")
     search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
     search.add_argument(
         "--verify-directions", choices=VERIFY_DIRECTIONS,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import multiprocessing
 import pickle
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 
@@ -59,9 +60,11 @@ class PerCallMechanism:
         self.name = mechanism_name(function)
         self._pool: ProcessPoolExecutor | None = None
 
-    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, timeout: float | None = None) -> np.ndarray:
+        """`num_samples` outputs; with `timeout`, each call of the function may take that long
+        at most (`CallTimeout`)."""
         if self.workers <= 1:
-            return _draw(self.function, self.batch, self.batch_size, dataset, num_samples, rng)
+            return _draw(self.function, self.batch, self.batch_size, dataset, num_samples, rng, timeout)
         sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), self.workers) if len(chunk)]
         if self._pool is None:
             context = multiprocessing.get_context(self.start_method)
@@ -69,7 +72,7 @@ class PerCallMechanism:
         count = len(sizes)
         chunks = self._pool.map(
             _draw, [self.function] * count, [self.batch] * count, [self.batch_size] * count, [dataset] * count, sizes,
-            rng.spawn(count),
+            rng.spawn(count), [timeout] * count,
         )
         return np.concatenate(list(chunks))
 
@@ -128,12 +131,42 @@ def per_call(
     return PerCallMechanism(function, batch, batch_size, workers, start_method)
 
 
-def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """`count` outputs: batched calls of at most `batch_size`, or one call per draw."""
+def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng: np.random.Generator, timeout=None) -> np.ndarray:
+    """`count` outputs: batched calls of at most `batch_size`, or one call per draw; with
+    `timeout`, each call waited for that long at most."""
     if batch is None:
-        return np.asarray([function(dataset, rng) for _ in range(count)])
+        if timeout is None:
+            return np.asarray([function(dataset, rng) for _ in range(count)])
+        return np.asarray([call_within(lambda: function(dataset, rng), timeout) for _ in range(count)])
     sizes = [batch_size] * (count // batch_size) + ([count % batch_size] if count % batch_size else [])
-    return np.concatenate([np.asarray(batch(dataset, size, rng)) for size in sizes]) if sizes else np.asarray([])
+    if timeout is None:
+        return np.concatenate([np.asarray(batch(dataset, size, rng)) for size in sizes]) if sizes else np.asarray([])
+    return np.concatenate([np.asarray(call_within(lambda: batch(dataset, size, rng), timeout)) for size in sizes]) if sizes else np.asarray([])
+
+
+class CallTimeout(Exception):
+    """A call ran past its time limit (`call_within`)."""
+
+
+def call_within(call: Callable[[], Any], seconds: float) -> Any:
+    """`call()` in a worker thread, waited for `seconds` at most: `CallTimeout` after them (the
+    thread is left to finish on its own; its result is never used)."""
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # re-raised in the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name="dpfuzz-call", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.0))
+    if worker.is_alive():
+        raise CallTimeout(seconds)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _one_draw_hint(mechanism, error: Exception) -> str:
@@ -167,15 +200,17 @@ def draw_samples(
     num_samples: int,
     rng: np.random.Generator,
     output_shape: tuple | None = None,
+    call_timeout: float | None = None,
 ) -> np.ndarray:
     """Run the mechanism, in calls of at most CHUNK_VALUES output values, and check what it returned.
 
     Raises `MechanismError`, naming the mechanism and dataset, when the mechanism raises,
     returns a non-numeric array, the wrong number of samples, NaN/inf, or an output shape
-    other than `output_shape` (the shape its earlier calls returned).
+    other than `output_shape` (the shape its earlier calls returned), or when one call takes
+    longer than `call_timeout` seconds (a `per_call` function's calls are timed one by one).
     """
     rows = FIRST_ROWS if output_shape is None else chunk_rows(output_shape)
-    first = _checked_call(mechanism, dataset, min(num_samples, rows), rng, output_shape)
+    first = _checked_call(mechanism, dataset, min(num_samples, rows), rng, output_shape, call_timeout)
     if len(first) == num_samples:
         return first
     shape, rows = first.shape[1:], chunk_rows(first.shape[1:])
@@ -183,7 +218,7 @@ def draw_samples(
     samples[: len(first)] = first
     start = len(first)
     while start < num_samples:
-        chunk = _checked_call(mechanism, dataset, min(rows, num_samples - start), rng, shape)
+        chunk = _checked_call(mechanism, dataset, min(rows, num_samples - start), rng, shape, call_timeout)
         if chunk.dtype != samples.dtype:  # e.g. integers first, then floats
             samples = samples.astype(np.result_type(samples, chunk))
         samples[start : start + len(chunk)] = chunk
@@ -196,14 +231,27 @@ def chunk_rows(output_shape: tuple, values: int = CHUNK_VALUES) -> int:
     return max(values // max(int(np.prod(output_shape)), 1), 1)
 
 
-def _checked_call(mechanism: Mechanism, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, output_shape) -> np.ndarray:
+def _checked_call(
+    mechanism: Mechanism, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, output_shape, call_timeout: float | None = None,
+) -> np.ndarray:
     """One call of the mechanism for `num_samples` outputs, checked (see `draw_samples`)."""
 
     def where() -> str:  # the call an error names, built only then: a (10^5 × 30) dataset's text takes 0.5 s
         return f"mechanism {mechanism_name(mechanism)!r} on dataset {format_dataset(dataset)} with num_samples={num_samples}"
 
     try:
-        output = mechanism(dataset, num_samples, rng)
+        if call_timeout is None:
+            output = mechanism(dataset, num_samples, rng)
+        elif isinstance(mechanism, PerCallMechanism):
+            output = mechanism(dataset, num_samples, rng, timeout=call_timeout)
+        else:
+            output = call_within(lambda: mechanism(dataset, num_samples, rng), call_timeout)
+    except CallTimeout:
+        one = "one call of its per-call function" if isinstance(mechanism, PerCallMechanism) else "one call"
+        raise MechanismError(
+            f"{where()}: {one} did not return within call_timeout={call_timeout:g} s. Give a larger call_timeout, "
+            "or find why the call takes this long."
+        ) from None
     except Exception as error:  # the user's code: report it with the input that triggered it
         raise MechanismError(f"{where()} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}") from error
     try:

@@ -41,7 +41,7 @@ _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one a
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
 _OVERRIDABLE = (
     "budget", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
-    "arithmetic", "verify_directions",
+    "call_timeout", "arithmetic", "verify_directions",
 )
 
 

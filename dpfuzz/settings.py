@@ -45,7 +45,11 @@ class AuditSettings:
         as a violation is certified) or ``"fixed"`` (every trial gets `samples`, verification
         gets `verify_samples`).
     max_draws : cap on all mechanism outputs the audit draws (deterministic).
-    max_seconds : cap on the audit's wall-clock time (not reproducible; the report says so).
+    max_seconds : cap on the audit's wall-clock time, a hard one (not reproducible; the report
+        says so).
+    call_timeout : seconds one call of the mechanism may take (a vectorised mechanism's call, or
+        one call of a `per_call` function); a call that takes longer ends the audit with a
+        `MechanismError` naming it. None: no limit but `max_seconds`.
     arithmetic : ``"real"`` (default: outputs are audited as the real numbers they stand for)
         or ``"float"`` (also as the float64 values they are: the float bit-pattern tester runs
         beside the audit's tester, each at β/2).
@@ -65,6 +69,7 @@ class AuditSettings:
     sampling: str = "adaptive"
     max_draws: int | None = None
     max_seconds: float | None = None
+    call_timeout: float | None = None
     arithmetic: str = "real"
     verify_directions: str = "both"
 
@@ -93,6 +98,8 @@ class AuditSettings:
             check_int("max_draws", self.max_draws, minimum=1)
         if self.max_seconds is not None:
             check_number("max_seconds", self.max_seconds, minimum=0.0, exclusive_minimum=True)
+        if self.call_timeout is not None:
+            check_number("call_timeout", self.call_timeout, minimum=0.0, exclusive_minimum=True)
         check_choice("arithmetic", self.arithmetic, ARITHMETIC)
         check_choice("verify_directions", self.verify_directions, VERIFY_DIRECTIONS)
 

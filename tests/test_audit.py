@@ -524,3 +524,24 @@ def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so():
     assert any("limited to max_seconds=2 (AuditPolicy.slow_max_seconds)" in note for note in report.notes)
     fast = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, policy=AuditPolicy(slow_max_seconds=2.0))
     assert fast.reproducible and not any("slow_max_seconds" in note for note in fast.notes)
+
+
+def test_call_timeout_ends_the_audit_at_a_call_that_takes_too_long_and_names_it():
+    # A per-call function that stalls on datasets with a positive sum: each of its calls is timed,
+    # and the first too slow names the dataset and the setting; a vectorised mechanism's likewise.
+    def stalls(dataset, rng):
+        if np.sum(dataset) > 0:
+            time.sleep(5)
+        return float(np.sum(dataset)) + rng.laplace()
+
+    def stalls_vectorised(dataset, num_samples, rng):
+        if np.sum(dataset) > 0:
+            time.sleep(5)
+        return np.sum(dataset) + rng.laplace(size=num_samples)
+
+    domain = Domain(max_size=3)
+    for mechanism, words in ((per_call(stalls), "one call of its per-call function"), (stalls_vectorised, "one call")):
+        with pytest.raises(MechanismError, match=rf"on dataset \[1\].*: {words} did not return within call_timeout=0.5 s"):
+            audit(mechanism, PureDP(1.0), domain, seed=0, call_timeout=0.5, trials=2, samples=1_000, verify_samples=1_000)
+    prompt = per_call(lambda dataset, rng: float(np.sum(dataset)) + rng.laplace())
+    assert not audit(prompt, PureDP(1.0), domain, seed=0, call_timeout=1.0, trials=2, samples=1_000, verify_samples=1_000).violated

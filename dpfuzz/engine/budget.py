@@ -11,12 +11,11 @@ run at the deadline (the thread is left to finish on its own; its outputs are ne
 from __future__ import annotations
 
 import math
-import threading
 import time
 
 import numpy as np
 
-from dpfuzz.mechanism import Mechanism, draw_samples
+from dpfuzz.mechanism import CallTimeout, Mechanism, call_within, draw_samples
 
 
 # Seconds of drawing between looks at the clock under a deadline, at most.
@@ -33,15 +32,19 @@ class OutOfTime(Exception):
 class Budget:
     """Draws outputs, checks them, and keeps count of draws and time against the limits.
 
-    `max_draws` caps all outputs drawn (both sides, every stage); `max_seconds`, if given, sets
+    `max_draws` caps all outputs drawn (both sides, every stage); `call_timeout` bounds each
+    call of the mechanism (`draw_samples`); `max_seconds`, if given, sets
     the deadline `started + max_seconds` on the `time.perf_counter()` clock. The clock's share
     of what is left is estimated from the mechanism's own draw rate so far. `hard`: draws end at
     the deadline (audits); otherwise the caller's plan keeps to it and a draw asked for is drawn
     whole (timed estimates, whose sizes `engine.timing` plans, docs/decisions/0006).
     """
 
-    def __init__(self, mechanism: Mechanism, max_draws: float, max_seconds: float | None = None, hard: bool = True):
+    def __init__(
+        self, mechanism: Mechanism, max_draws: float, max_seconds: float | None = None, hard: bool = True, call_timeout: float | None = None,
+    ):
         self.mechanism, self.max_draws, self.max_seconds, self.hard = mechanism, max_draws, max_seconds, hard
+        self.call_timeout = call_timeout
         self.started = time.perf_counter()
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.used = 0
@@ -64,7 +67,11 @@ class Budget:
                     raise OutOfTime
                 pace = 0 if self.rate == math.inf else self.rate * min(left, PIECE_SECONDS)
                 size = min(count - drawn, max(MIN_PIECE, int(pace)))
-                pieces.append(self._count(*_by_deadline(self.deadline, lambda: self._piece(dataset, size, rng))))
+                try:
+                    piece = call_within(lambda: self._piece(dataset, size, rng), self.deadline - time.perf_counter())
+                except CallTimeout:
+                    raise OutOfTime from None
+                pieces.append(self._count(*piece))
                 drawn += size
         except OutOfTime:
             if not partial or not pieces:
@@ -73,7 +80,7 @@ class Budget:
 
     def _piece(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         began = time.perf_counter()
-        samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape)
+        samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape, self.call_timeout)
         return samples, time.perf_counter() - began
 
     def _count(self, samples: np.ndarray, seconds: float) -> np.ndarray:
@@ -106,22 +113,3 @@ class Budget:
         """Whether `count` more draws fit the budget (with `clock=False`: its draws alone)."""
         return count <= (self.remaining() if clock else self.max_draws - self.used)
 
-
-def _by_deadline(deadline: float, call):
-    """`call()` in a worker thread, waited for until `deadline` (`OutOfTime` after it)."""
-    outcome: dict = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as error:  # re-raised in the caller's thread
-            outcome["error"] = error
-
-    worker = threading.Thread(target=run, name="dpfuzz-draw", daemon=True)
-    worker.start()
-    worker.join(max(deadline - time.perf_counter(), 0.0))
-    if worker.is_alive():
-        raise OutOfTime
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]

@@ -47,8 +47,9 @@ _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
 # Point events whose training counts get the exact joint bound (`_epsilon_objective`), at most:
 # the atoms whose counts differ most; a release with thousands of repeated values costs no more.
 EXACT_POINTS = 16
-# Outputs per side a classifier is fitted on, at most (pattern and step counts use all): fewer
-# fit worse events, more fit no better and slower (docs/decisions/0013-event-selection.md).
+# Outputs per side a classifier is fitted on, and a coordinate's events searched on, at most
+# (pattern and step counts use all): fewer fit worse events, more fit no better and slower
+# (docs/decisions/0013-event-selection.md).
 MODEL_FIT_SAMPLES = 500_000
 
 
@@ -208,7 +209,8 @@ class HockeyStickTester(Tester):
         `both`, also the event for (x1, x0), from the same fits where a model allows it
         (the split and the variants tried: docs/decisions/0013-event-selection.md). Continuous
         outputs' coordinates are candidates too, each searched as a 1-D output is, by the 1-D
-        objective `one_d` on all the training samples (docs/decisions/0018-coordinate-events.md).
+        objective `one_d` on the training samples (at most MODEL_FIT_SAMPLES per side, which
+        bounds the sorts; docs/decisions/0018-coordinate-events.md).
         Scikit-learn is imported here, by the first vector output."""
         from sklearn.base import clone
 
@@ -265,7 +267,7 @@ class HockeyStickTester(Tester):
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
         if table is None:  # one coordinate's tails, intervals and exact values, which a fitted score can blur
             for column in range(x0.shape[1]):
-                p, q = x0[:, column].astype(float, copy=False), x1[:, column].astype(float, copy=False)
+                p, q = (x[:MODEL_FIT_SAMPLES, column].astype(float, copy=False) for x in (x0, x1))
                 found = best_intervals_both(p, q, one_d, gammas, points=True) if both else [best_interval(p, q, one_d, gammas, points=True)]
                 for index, (interval, value) in enumerate(found):
                     if value > best[index][0]:
