@@ -6,9 +6,10 @@ it) or ``package.module:attribute`` naming an entry, a mechanism factory (called
 parameters it accepts, e.g. ``epsilon``, and ``--param`` values) or a mechanism (a callable with
 a ``num_samples`` parameter, `dpfuzz.per_call` wrappers included).
 
-Exit status: 0 when the command ran (an audit that refutes its claim too, unless
-``--fail-on-violation``); 1 for a refutation with ``--fail-on-violation``, or a campaign report
-with misses, false alarms, refutations or errors; 2 for bad input (the message names it).
+Exit status, as CI gates use it: 0 when everything passed; 1 when an audit refutes a claim not
+declared a known bug (a target whose truth is "violates"), misses a known bug, or errs — for
+``audit``, ``campaign run`` and ``report`` alike (``--exit-zero``: 0 whenever the command ran);
+2 for bad input (the message names it).
 Only dpfuzz's own errors are reported as bad input: anything else is a bug and shows its traceback.
 """
 
@@ -144,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
-    output.add_argument("--fail-on-violation", action="store_true", help="exit with status 1 when the claim is refuted")
+    output.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when the claim is refuted")
+    output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default
     run.set_defaults(run=_audit_command)
 
     estimate = commands.add_parser(
@@ -182,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
     start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
     start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
+    start.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
     start.set_defaults(run=_campaign_command)
 
     report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter)
@@ -189,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
     report.add_argument("--out", type=Path, help="report folder (default: RESULTS/reports)")
     report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
+    report.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
     report.set_defaults(run=_report_command)
 
     catalog = commands.add_parser("catalogue", aliases=["catalog"], help="list the catalogue of mechanisms")
@@ -205,8 +209,12 @@ def _parser() -> argparse.ArgumentParser:
 # -- audit ----------------------------------------------------------------------------------------
 def _audit_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.auditing import audit
+    from dpfuzz.campaign import outcome
     from dpfuzz.settings import AuditSettings
 
+    if args.fail_on_violation:
+        print("dpfuzz: --fail-on-violation is the default since 0.3.0 and will be removed in 0.4.0; drop it "
+              "(--exit-zero asks for status 0 instead).", file=sys.stderr)
     target = resolve_target(args)
     options = {name: getattr(args, name) for name in SETTINGS_FLAGS if getattr(args, name) is not None}
     settings = AuditSettings.build(budget=args.budget, **options)
@@ -227,7 +235,14 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
     _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
-    return 1 if report.violated and args.fail_on_violation else 0
+    return _exit_status([outcome(target.truth, report.violated)], args.exit_zero)
+
+
+def _exit_status(outcomes, exit_zero: bool) -> int:
+    """1 when an outcome should fail a CI job (`campaign_report.FAILING`), unless `exit_zero`."""
+    from dpfuzz.campaign_report import FAILING
+
+    return 0 if exit_zero or not any(outcome in FAILING for outcome in outcomes) else 1
 
 
 def _write_reports(console, reports) -> None:
@@ -379,7 +394,7 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
     console.print(f"run {run_id} finished: {counts or 'nothing left to run'}")
     if not args.no_report:
         _write_report(store, run_id, args.results / "reports", None, console)
-    return 0  # the run completed; 'dpfuzz report' exits non-zero on misses, refutations and errors
+    return _exit_status([summary.get("outcome") for summary in store.summaries(run_id)], args.exit_zero)
 
 
 def _report_command(args: argparse.Namespace, console) -> int:
@@ -391,8 +406,10 @@ def _report_command(args: argparse.Namespace, console) -> int:
     store = ResultsStore(args.results / "results.db")
     out = args.out or args.results / "reports"
     if args.compare:
-        return _write_report(store, args.compare[1], out, args.compare[0], console)
-    return _write_report(store, args.run_id, out, None, console)
+        status = _write_report(store, args.compare[1], out, args.compare[0], console)
+    else:
+        status = _write_report(store, args.run_id, out, None, console)
+    return 0 if args.exit_zero else status
 
 
 def _write_report(store, run_id, out, compare_with, console) -> int:

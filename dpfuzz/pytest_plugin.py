@@ -56,14 +56,23 @@ class AuditRecord:
     seconds: float
 
 
+# The session options that change an audit, with their defaults: a reproduce line repeats those
+# that differ.
+_AUDIT_OPTIONS = {"budget": "quick", "beta": 0.05, "trials": None, "samples": None, "max_draws": None, "max_seconds": None}
+
+
+def _flag(name: str) -> str:
+    return "--dpfuzz-" + name.replace("_", "-")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpfuzz", "differential-privacy audits (dpfuzz)")
     group.addoption("--dpfuzz-seed", type=int, default=0, help="session seed; each audit's seed derives from it (default 0)")
     group.addoption("--dpfuzz-samples", type=int, default=None, help="samples per dataset per trial (overrides the budget)")
     group.addoption("--dpfuzz-trials", type=int, default=None, help="search trials per audit (overrides the budget)")
-    group.addoption("--dpfuzz-beta", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
+    group.addoption("--dpfuzz-beta", type=float, default=_AUDIT_OPTIONS["beta"], help="false-alarm probability of each audit (default 0.05)")
     group.addoption(
-        "--dpfuzz-budget", choices=BUDGET_NAMES, default="quick", help="quick (every push), thorough (nightly) or default"
+        "--dpfuzz-budget", choices=BUDGET_NAMES, default=_AUDIT_OPTIONS["budget"], help="quick (every push), thorough (nightly) or default"
     )
     group.addoption("--dpfuzz-max-draws", type=int, default=None, help="cap on each audit's mechanism outputs (reproducible)")
     group.addoption("--dpfuzz-max-seconds", type=float, default=None, help="cap on each audit's wall-clock seconds")
@@ -118,14 +127,7 @@ class Auditor:
 
     def _options(self, overrides: dict) -> dict:
         config = self._request.config
-        options = {
-            "budget": config.getoption("--dpfuzz-budget"),
-            "beta": config.getoption("--dpfuzz-beta"),
-            "trials": config.getoption("--dpfuzz-trials"),
-            "samples": config.getoption("--dpfuzz-samples"),
-            "max_draws": config.getoption("--dpfuzz-max-draws"),
-            "max_seconds": config.getoption("--dpfuzz-max-seconds"),
-        }
+        options = {name: config.getoption(_flag(name)) for name in _AUDIT_OPTIONS}
         marker = self._request.node.get_closest_marker("dpfuzz")
         if marker is not None:
             unknown = sorted(set(marker.kwargs) - set(_OVERRIDABLE))
@@ -147,7 +149,12 @@ class Auditor:
         session_seed = config.getoption("--dpfuzz-seed")
         options = self._options(overrides)
         options["seed"] = derive_seed(session_seed, nodeid, call_key)
-        reproduce = f'pytest "{nodeid}" --dpfuzz-seed={session_seed}'
+        changed = [
+            f"{_flag(name)}={config.getoption(_flag(name))}"
+            for name, default in _AUDIT_OPTIONS.items()
+            if config.getoption(_flag(name)) != default
+        ]
+        reproduce = " ".join([f'pytest "{nodeid}" --dpfuzz-seed={session_seed}', *changed])
         start = time.perf_counter()
         failure = None
         try:

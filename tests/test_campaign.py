@@ -115,13 +115,14 @@ def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
     markdown = (results / "reports" / "run-1.md").read_text()
     assert "| NonDPLaplaceMean1 | 1-DP | violates | caught |" in markdown
 
-    # A user's target that claims what it does not satisfy, declared as correct: a false alarm
-    # for the report, so 'dpfuzz report' exits non-zero.
+    # A user's target that claims what it does not satisfy, declared as correct: a false alarm,
+    # so 'dpfuzz campaign run' and 'dpfuzz report' exit non-zero (--exit-zero: zero).
     path.write_text(
         'trials = 3\nsamples = 5000\n[[target]]\nmechanism = "user_mechanisms:leaky"\nparams = { epsilon = 1.0 }\n'
         'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\ntruth = "satisfies"\n'
     )
-    assert main(["campaign", "run", str(path), "--results", str(results)]) == 0
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 1
+    assert main(["report", "--results", str(results), "--exit-zero"]) == 0
     assert main(["report", "--results", str(results)]) == 1
     assert "false alarm: user_mechanisms:leaky" in capsys.readouterr().out
     assert main(["report", "--results", str(results), "--compare", "1", "2"]) == 1
@@ -158,7 +159,7 @@ def test_a_refutation_without_a_declared_truth_fails_the_report(workdir, capsys)
         'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n',
     )
     results = workdir / "results"
-    assert main(["campaign", "run", str(path), "--results", str(results)]) == 1 - 1  # the run itself completes
+    assert main(["campaign", "run", str(path), "--results", str(results)]) == 1  # stored, and failing the job
     assert main(["report", "--results", str(results)]) == 1
     out = capsys.readouterr().out
     assert 'refuted: user_mechanisms:leaky (finder random, seed 0): 1-DP refuted, ε ≥ ' in out  # what, and which audit

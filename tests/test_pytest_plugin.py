@@ -84,6 +84,18 @@ def test_same_seed_reproduces_the_same_failure(suite):
     assert "--dpfuzz-seed=7" in other.stdout.str()
 
 
+def test_the_reproduce_line_carries_every_session_option_that_changed_the_audit(suite):
+    # Rerun as printed, a failure found with session options reproduces: the line repeats each
+    # option that differs from its default (the seed always), and the rerun fails identically.
+    options = ["--dpfuzz-seed=3", "--dpfuzz-budget=default", "--dpfuzz-trials=3", "--dpfuzz-samples=4000", "--dpfuzz-beta=0.01"]
+    first = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky", *options)
+    (line,) = [line for line in first.stdout.lines if line.strip().startswith("reproduce")]
+    printed = line.split("; ", 1)[1].split()
+    assert printed[:2] == ["pytest", '"test_suite.py::test_leaky"'] and sorted(printed[2:]) == sorted(options)
+    rerun = suite.runpytest("-p", "no:cacheprovider", "test_suite.py::test_leaky", *printed[2:])
+    assert _failure_lines(rerun) == _failure_lines(first)
+
+
 def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_path):
     pytest.importorskip("xdist")
     xml = tmp_path / "junit.xml"

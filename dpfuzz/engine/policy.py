@@ -33,9 +33,10 @@ class AuditPolicy:
     reproducibility_samples: int = 32
     """Outputs drawn twice with equal seeds to tell whether the mechanism takes its randomness
     from the rng it is passed (0015)."""
-    slow_max_seconds: float = 120.0
+    slow_max_seconds: float = 110.0
     """Wall-clock limit of an audit given neither `max_draws` nor `max_seconds` whose planned draws
-    would take longer at the probe's pace: a slow release gets a bounded audit that says so (0019)."""
+    would take longer at the probe's pace: a slow release gets a bounded audit that says so, done
+    within two minutes (110 s + 5%, the hard bound's margin) (0019)."""
     min_start: int = 200
     """Fewest outputs per side of a racing round's first samples (0010)."""
     start_divisor: int = 8
