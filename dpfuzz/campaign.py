@@ -47,7 +47,7 @@ from typing import Callable, Iterable
 from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
-from dpfuzz.validation import check_choice, unknown_keys
+from dpfuzz.validation import check_choice, check_keys, unknown_keys
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
@@ -81,13 +81,22 @@ class Target:
             resolved = resolve(self.entry, params=self.params)
         elif self.library is not None:  # the library's claim and domain unless the config overrides them
             claim = claim_from_dict(self.claim) if self.claim else None
-            resolved = resolve(self.library, params=self.params, claim=claim, domain=Domain(**self.domain) if self.domain else None)
+            resolved = resolve(self.library, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
         else:
             claim = claim_from_dict(self.claim)
-            domain = Domain(**(self.domain or {}))
-            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=domain)
+            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain())
         truth = self.truth or resolved.truth
         return dataclasses.replace(resolved, name=self.name, truth=truth)
+
+    def _domain(self):
+        """The `Domain` the config's domain table gives (every unknown key named)."""
+        from dpfuzz.domain import Domain
+
+        table = {} if self.domain is None else self.domain
+        if not isinstance(table, dict):
+            raise ConfigError(f"domain must be a table, e.g. domain = {{ low = 0.0, high = 1.0, max_size = 10 }}; got {table!r}.")
+        check_keys(table, [field.name for field in dataclasses.fields(Domain) if field.init], "domain")
+        return Domain(**table)
 
     def content(self) -> dict:
         """Everything that defines the target, for keys (the display name excluded)."""

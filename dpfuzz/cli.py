@@ -51,15 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dpfuzz.errors import DPFuzzError
 
     # Wide enough for the catalogue table when the output is a file or a pipe.
-    console = Console(highlight=False) if sys.stdout.isatty() else Console(width=200, highlight=False)
+    console = Console(highlight=False, emoji=False) if sys.stdout.isatty() else Console(width=200, highlight=False, emoji=False)
     try:
         return args.run(args, console)
     except DPFuzzError as error:
         message = _naming_the_flag(str(error), argv)
-        Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
+        Console(stderr=True, emoji=False).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
         return 2
     except KeyboardInterrupt:
-        Console(stderr=True).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
+        Console(stderr=True, emoji=False).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
         return 130
 
 

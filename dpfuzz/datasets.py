@@ -46,18 +46,31 @@ class DatasetPair:
         return f"DatasetPair(d0={format_dataset(self.d0)}, d1={format_dataset(self.d1)})"
 
 
-def format_records(records, limit: int = 8) -> str:
-    """A short, readable listing of records (rounded, truncated)."""
+def format_records(records, limit: int = 8, at: int | None = None) -> str:
+    """A short, readable listing of records (rounded, truncated); a truncated listing shows the
+    records around index `at` too (where two datasets differ)."""
     values = np.round(np.asarray(records, dtype=float), 4).tolist()
     values = [int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 1e15 else v for v in values]
-    if len(values) > limit:
+    if len(values) <= limit:
+        return str(values)
+    if at is None or at < limit:
         return f"[{', '.join(map(str, values[:limit]))}, … ({len(values)} records)]"
-    return str(values)
+    head, window = values[:3], values[at - 1 : at + 2]
+    tail = ", …" if at + 2 < len(values) else ""
+    return f"[{', '.join(map(str, head))}, …, {', '.join(map(str, window))}{tail} ({len(values)} records; from record {at - 1})]"
 
 
-def format_dataset(dataset: np.ndarray, limit: int = 8) -> str:
-    """A short, readable listing of a dataset's records (rounded, truncated)."""
-    return format_records(np.asarray(dataset).tolist(), limit)
+def format_dataset(dataset: np.ndarray, limit: int = 8, at: int | None = None) -> str:
+    """A short, readable listing of a dataset's records (rounded, truncated; see `format_records`)."""
+    return format_records(np.asarray(dataset).tolist(), limit, at)
+
+
+def first_difference(pair: "DatasetPair") -> int:
+    """The first record index at which d0 and d1 differ (the shorter one's length if none does)."""
+    shorter = min(len(pair.d0), len(pair.d1))
+    rows0, rows1 = (np.asarray(d[:shorter]).reshape(shorter, -1) for d in (pair.d0, pair.d1)) if shorter else (np.empty((0, 1)),) * 2
+    differs = np.flatnonzero(np.any(rows0 != rows1, axis=1))
+    return int(differs[0]) if len(differs) else shorter
 
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpfuzz.datasets import DatasetPair, format_dataset
+from dpfuzz.datasets import DatasetPair, first_difference, format_dataset
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.relations import Linf, Relation, make_relation
 from dpfuzz.validation import check_int
@@ -188,7 +188,8 @@ class Domain:
 
     def describe_pair(self, pair: DatasetPair) -> list[str]:
         """What differs first, then both datasets: ``["d1 = d0 + [0.0] (added)", "d0 = …", "d1 = …"]``."""
-        return [self.relation.difference(pair), f"d0 = {format_dataset(pair.d0)}", f"d1 = {format_dataset(pair.d1)}"]
+        at = first_difference(pair)
+        return [self.relation.difference(pair), f"d0 = {format_dataset(pair.d0, at=at)}", f"d1 = {format_dataset(pair.d1, at=at)}"]
 
     def to_dict(self) -> dict:
         def plain(value):

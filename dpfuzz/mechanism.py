@@ -38,14 +38,25 @@ def output_words(mechanism: Callable) -> Callable[[np.ndarray], str | None] | No
     return getattr(mechanism, "describe_output", None)
 
 
+# Names a mechanism's third parameter, the random generator, goes by.
+RNG_NAMES = ("rng", "generator", "random_state", "prng", "gen")
+
+
 def is_mechanism(target: Any) -> bool:
-    """A mechanism takes ``num_samples`` (dpfuzz's own wrappers included); other callables are factories."""
+    """A mechanism takes ``num_samples``, or three required positional parameters of which the
+    last is the generator (``(d, n, rng)``; dpfuzz's own wrappers included); other callables are
+    factories."""
     if isinstance(target, PerCallMechanism):
         return True
     try:
-        return "num_samples" in inspect.signature(target).parameters
+        parameters = inspect.signature(target).parameters
     except (TypeError, ValueError):
         return False
+    positional = [
+        parameter for parameter in parameters.values()
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD) and parameter.default is parameter.empty
+    ]
+    return "num_samples" in parameters or (len(positional) == 3 and positional[2].name in RNG_NAMES)
 
 
 class PerCallMechanism:

@@ -60,6 +60,9 @@ def catalogue(
     established as such; entries of unknown truth are in neither.
     """
     entries = [entry for module in _MODULES for entry in module.ENTRIES]
+    families = sorted({entry.family for entry in entries})
+    if family is not None and family not in families:
+        raise InvalidArgument(f"no catalogue family {family!r}.{did_you_mean(family, families)} Families: {', '.join(families)}.")
     if satisfies is not None:
         entries = [entry for entry in entries if entry.truth().satisfies is satisfies]
     if claim_type is not None:

@@ -88,6 +88,16 @@ tester = "magic"
     message = str(raised.value)
     assert "unknown key 'budgte'. Did you mean 'budget'" in message and "Did you mean 'trials'" in message
     assert "Did you mean 'histogram'" in message
+    # A misspelt domain key and a domain that is no table are config errors, each named (they
+    # were tracebacks); a target name the terminal could read as an emoji code prints as written.
+    path.write_text(
+        '[[target]]\nmechanism = "user_mechanisms:ok"\nclaim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_sise = 3, lo = 0 }\n'
+        '[[target]]\nmechanism = "user_mechanisms:leaky"\nclaim = { type = "PureDP", epsilon = 1.0 }\ndomain = 3\n'
+    )
+    assert main(["campaign", "run", str(path), "--results", str(workdir / "results")]) == 2
+    error = capsys.readouterr().err
+    assert "user_mechanisms:ok: domain: unknown key 'max_sise'. Did you mean 'max_size'" in error and "Did you mean 'low'" in error
+    assert "domain must be a table" in error and "got 3" in error
     assert not (workdir / "results").exists()  # nothing started, no results folder made
 
 

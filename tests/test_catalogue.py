@@ -64,6 +64,8 @@ def test_catalogue_filters():
     assert {"SVT3", "NonDPLaplaceMean1", "ShuffledBatchAsPoisson"} <= violating
     assert {"SVT1", "Laplace", "PoissonSubsampledGaussian"} <= satisfying and not violating & satisfying
     assert {item.name for item in catalogue(family="svt")} >= {"SVT1", "SVT6"}
+    with pytest.raises(InvalidArgument, match="no catalogue family 'svts'. Did you mean 'svt'"):
+        catalogue(family="svts")
     assert all(item.claim_type is RenyiDP for item in catalogue(claim_type=RenyiDP))
     with pytest.raises(InvalidArgument, match="no catalogue entry 'Nope'"):
         entry("Nope")

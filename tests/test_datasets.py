@@ -84,3 +84,17 @@ def test_dataset_helper_validates_and_casts():
     assert domain.dataset([1, 4]).dtype == np.int64
     with pytest.raises(ValueError, match="non-integer"):
         domain.dataset([1.5])
+
+
+def test_a_long_pairs_listing_shows_the_records_that_differ():
+    # A 10-record substitution at the last record: the listings cut after 8 records showed d0 and
+    # d1 identical; they show the records around the first difference.
+    from dpfuzz import Domain
+
+    d0 = np.arange(10) / 10
+    d1 = d0.copy()
+    d1[9] = 0.0
+    _, shown0, shown1 = Domain(max_size=12, relation="substitute").describe_pair(DatasetPair(d0, d1))
+    assert shown0 != shown1 and "0.9 (10 records" in shown0 and ", 0 (10 records" in shown1
+    # an empty dataset beside one record: the difference is the added record
+    assert Domain(max_size=3).describe_pair(DatasetPair(np.array([]), np.array([1.0])))[1:] == ["d0 = []", "d1 = [1]"]

@@ -138,6 +138,20 @@ def test_per_call_wrappers_are_mechanisms_not_factories():
     assert is_mechanism(per_call(one_noisy_sum)) and not is_mechanism(one_noisy_sum)
 
 
+def test_a_mechanism_with_short_parameter_names_is_not_taken_for_a_factory():
+    # (d, n, rng): three required positional parameters, the last the generator, is a mechanism;
+    # a factory's parameters are the mechanism's settings.
+    from dpfuzz.mechanism import is_mechanism
+
+    def short(d, n, rng):
+        return d.sum() + rng.laplace(size=n)
+
+    def factory(epsilon, bins, seed=None):
+        return short
+
+    assert is_mechanism(short) and not is_mechanism(factory) and not is_mechanism(lambda d, n, scale: None)
+
+
 def test_large_arrays_written_once_skip_numpys_huge_page_advice_and_restore_it():
     from dpfuzz.memory import _set_madvise_hugepage, empty_array, ordinary_pages
 
