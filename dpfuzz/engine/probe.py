@@ -23,8 +23,9 @@ class Probe:
 
 def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     """Draw `size` outputs (after the reproducibility check's two equal-seeded calls) on the
-    first dataset of the relation's first classic pair; with a `time_limit` on the run, at most
-    `probe_time_share` of it at the pace of those calls."""
+    first dataset of the relation's first classic pair. With a `time_limit` that binds the run (a
+    deadline, or more planned draws than the limit affords at the pace of those calls), at most
+    `probe_time_share` of it."""
     began = time.perf_counter()
     seed, draw = run.probe_seed, run.budget.draw
     dataset = run.domain.relation.classic_pairs(run.domain)[0].d0
@@ -43,7 +44,8 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
             "equal-seeded generators disagreed. The audit is statistically valid, but not bit-reproducible."
         )
     budget = run.budget
-    if time_limit is not None:  # a slow mechanism's probe takes a share of the time, not its size
+    binds = time_limit is not None and (budget.deadline is not None or budget.max_draws / budget.rate > time_limit)
+    if binds:  # a slow mechanism's probe takes a share of the time, not its size
         size = min(size, max(run.policy.probe_min_samples, int(budget.rate * run.policy.probe_time_share * time_limit)))
     try:
         samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
