@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpfuzz.datasets import format_dataset
 from dpfuzz.engine.budget import OutOfTime
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import InvalidArgument
@@ -34,8 +35,9 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
         first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
     except OutOfTime:
         raise InvalidArgument(
-            f"max_seconds={run.budget.max_seconds:g} ended before the mechanism returned {count} outputs: "
-            "give a larger max_seconds."
+            f"max_seconds={run.budget.max_seconds:g} ended before the mechanism returned {count} outputs on dataset "
+            f"{format_dataset(dataset)} (a call was still running at the deadline): give a larger max_seconds, or "
+            "call_timeout to stop at a call that takes too long."
         ) from None
     reproducible = bool(np.array_equal(first, again))
     if not reproducible:
