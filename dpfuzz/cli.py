@@ -210,6 +210,7 @@ def _parser() -> argparse.ArgumentParser:
 def _audit_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.auditing import audit
     from dpfuzz.campaign import outcome
+    from dpfuzz.campaign_report import FAILING
     from dpfuzz.settings import AuditSettings
 
     if args.fail_on_violation:
@@ -235,14 +236,7 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
     _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
-    return _exit_status([outcome(target.truth, report.violated)], args.exit_zero)
-
-
-def _exit_status(outcomes, exit_zero: bool) -> int:
-    """1 when an outcome should fail a CI job (`campaign_report.FAILING`), unless `exit_zero`."""
-    from dpfuzz.campaign_report import FAILING
-
-    return 0 if exit_zero or not any(outcome in FAILING for outcome in outcomes) else 1
+    return int(outcome(target.truth, report.violated) in FAILING and not args.exit_zero)
 
 
 def _write_reports(console, reports) -> None:
@@ -392,9 +386,13 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         tally = advance.tally
     counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(tally.items()))
     console.print(f"run {run_id} finished: {counts or 'nothing left to run'}")
-    if not args.no_report:
-        _write_report(store, run_id, args.results / "reports", None, console)
-    return _exit_status([summary.get("outcome") for summary in store.summaries(run_id)], args.exit_zero)
+    if args.no_report:
+        from dpfuzz.campaign_report import failures
+
+        status = 1 if failures(store.summaries(run_id)) else 0
+    else:
+        status = _write_report(store, run_id, args.results / "reports", None, console)
+    return 0 if args.exit_zero else status
 
 
 def _report_command(args: argparse.Namespace, console) -> int:

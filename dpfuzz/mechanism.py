@@ -145,14 +145,13 @@ def per_call(
 def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng: np.random.Generator, timeout=None) -> np.ndarray:
     """`count` outputs: batched calls of at most `batch_size`, or one call per draw; with
     `timeout`, each call waited for that long at most."""
+    def timed(call: Callable[[], Any]) -> Any:
+        return call() if timeout is None else call_within(call, timeout)
+
     if batch is None:
-        if timeout is None:
-            return np.asarray([function(dataset, rng) for _ in range(count)])
-        return np.asarray([call_within(lambda: function(dataset, rng), timeout) for _ in range(count)])
+        return np.asarray([timed(lambda: function(dataset, rng)) for _ in range(count)])
     sizes = [batch_size] * (count // batch_size) + ([count % batch_size] if count % batch_size else [])
-    if timeout is None:
-        return np.concatenate([np.asarray(batch(dataset, size, rng)) for size in sizes]) if sizes else np.asarray([])
-    return np.concatenate([np.asarray(call_within(lambda: batch(dataset, size, rng), timeout)) for size in sizes]) if sizes else np.asarray([])
+    return np.concatenate([np.asarray(timed(lambda: batch(dataset, size, rng))) for size in sizes]) if sizes else np.asarray([])
 
 
 class CallTimeout(Exception):

@@ -65,6 +65,11 @@ def _flag(name: str) -> str:
     return "--dpfuzz-" + name.replace("_", "-")
 
 
+def _session_options(config: pytest.Config) -> dict:
+    """The session's value of each of `_AUDIT_OPTIONS`."""
+    return {name: config.getoption(_flag(name)) for name in _AUDIT_OPTIONS}
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpfuzz", "differential-privacy audits (dpfuzz)")
     group.addoption("--dpfuzz-seed", type=int, default=0, help="session seed; each audit's seed derives from it (default 0)")
@@ -127,7 +132,7 @@ class Auditor:
 
     def _options(self, overrides: dict) -> dict:
         config = self._request.config
-        options = {name: config.getoption(_flag(name)) for name in _AUDIT_OPTIONS}
+        options = _session_options(config)
         marker = self._request.node.get_closest_marker("dpfuzz")
         if marker is not None:
             unknown = sorted(set(marker.kwargs) - set(_OVERRIDABLE))
@@ -149,11 +154,7 @@ class Auditor:
         session_seed = config.getoption("--dpfuzz-seed")
         options = self._options(overrides)
         options["seed"] = derive_seed(session_seed, nodeid, call_key)
-        changed = [
-            f"{_flag(name)}={config.getoption(_flag(name))}"
-            for name, default in _AUDIT_OPTIONS.items()
-            if config.getoption(_flag(name)) != default
-        ]
+        changed = [f"{_flag(name)}={value}" for name, value in _session_options(config).items() if value != _AUDIT_OPTIONS[name]]
         reproduce = " ".join([f'pytest "{nodeid}" --dpfuzz-seed={session_seed}', *changed])
         start = time.perf_counter()
         failure = None

@@ -112,4 +112,3 @@ class Budget:
     def affordable(self, count: int, clock: bool = True) -> bool:
         """Whether `count` more draws fit the budget (with `clock=False`: its draws alone)."""
         return count <= (self.remaining() if clock else self.max_draws - self.used)
-

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
-from dpfuzz.engine.budget import OutOfTime
+from dpfuzz.engine.budget import Budget, OutOfTime
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.schedule import plan_search, racing_pairs, racing_rounds
@@ -94,7 +94,7 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
     search_end = budget.used + budget.remaining() / 2 if plan.adaptive and budget.deadline is not None else math.inf
     candidates: list[Candidate] = []
     for trial, seed in enumerate(run.trial_seed.spawn(pairs)):
-        if candidates and not (budget.affordable(2 * start) and budget.used + 2 * start <= search_end):
+        if candidates and not _within(budget, 2 * start, search_end):
             run.stop(StopReason.SEARCH_BUDGET, f"the budget ended the search after {trial} of {pairs} trials.")
             break
         pair = finder.ask()
@@ -133,8 +133,7 @@ def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], star
         alive = sorted(alive, key=lambda c: c.rank, reverse=True)[:keep]
         if target == size:  # already at the cap: the halving alone decides
             continue
-        cost = keep * 2 * (target - size)
-        if not (run.budget.affordable(cost) and run.budget.used + cost <= search_end):
+        if not _within(run.budget, keep * 2 * (target - size), search_end):
             run.stop(StopReason.RACING_BUDGET, f"the budget ended the search's racing at {size:,} outputs per side.")
             break
         for candidate in alive:
@@ -151,6 +150,11 @@ def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], star
                 return candidate
         size = target
     return max(alive, key=lambda c: c.rank)
+
+
+def _within(budget: Budget, count: int, search_end: float) -> bool:
+    """Whether `count` more draws fit the budget and the search's share of it (`search_end`)."""
+    return budget.affordable(count) and budget.used + count <= search_end
 
 
 def fit_oriented(run: Run, tester: Tester, plan: Plan, candidate: Candidate) -> None:

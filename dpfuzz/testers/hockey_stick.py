@@ -170,11 +170,7 @@ class HockeyStickTester(Tester):
         one_d = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
         if x0.shape[1] == 1:
             objective = one_d
-            x_p, x_q = x0[:, 0], x1[:, 0]
-            if both:
-                fitted = best_intervals_both(x_p, x_q, objective, gammas, points=True)
-            else:
-                fitted = [best_interval(x_p, x_q, objective, gammas, points=True)]
+            fitted = _value_intervals(x0[:, 0], x1[:, 0], objective, gammas, both)
             events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
         else:
             objective = self._selection_objective(claim, beta, eval_size)
@@ -268,8 +264,7 @@ class HockeyStickTester(Tester):
         if table is None:  # one coordinate's tails, intervals and exact values, which a fitted score can blur
             for column in range(x0.shape[1]):
                 p, q = (x[:MODEL_FIT_SAMPLES, column].astype(float, copy=False) for x in (x0, x1))
-                found = best_intervals_both(p, q, one_d, gammas, points=True) if both else [best_interval(p, q, one_d, gammas, points=True)]
-                for index, (interval, value) in enumerate(found):
+                for index, (interval, value) in enumerate(_value_intervals(p, q, one_d, gammas, both)):
                     if value > best[index][0]:
                         best[index] = (value, ScoreEvent(Coordinate(column), interval))
         return [(event, value) for value, event in best]
@@ -451,6 +446,14 @@ class HockeyStickTester(Tester):
             return p_lo - math.exp(claim.epsilon) * q_hi
 
         return objective
+
+
+def _value_intervals(x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool) -> list:
+    """The best interval (or exact value) of 1-D values for (x_p, x_q), and with `both` for
+    (x_q, x_p) after it, each with its objective value."""
+    if both:
+        return best_intervals_both(x_p, x_q, objective, gammas, points=True)
+    return [best_interval(x_p, x_q, objective, gammas, points=True)]
 
 
 def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail_scales: int = 1):
