@@ -89,7 +89,8 @@ def test_the_reproduce_line_carries_every_session_option_that_changed_the_audit(
     # option that differs from its default (the seed always), and the rerun fails identically.
     options = ["--dpfuzz-seed=3", "--dpfuzz-budget=default", "--dpfuzz-trials=3", "--dpfuzz-samples=4000", "--dpfuzz-beta=0.01"]
     first = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky", *options)
-    (line,) = [line for line in first.stdout.lines if line.strip().startswith("reproduce")]
+    # The failure section prints the line; on CI pytest repeats it in the short summary.
+    (line,) = {line.strip() for line in first.stdout.lines if line.strip().startswith("reproduce")}
     printed = line.split("; ", 1)[1].split()
     assert printed[:2] == ["pytest", '"test_suite.py::test_leaky"'] and sorted(printed[2:]) == sorted(options)
     rerun = suite.runpytest("-p", "no:cacheprovider", "test_suite.py::test_leaky", *printed[2:])
