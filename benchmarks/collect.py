@@ -36,6 +36,7 @@ EXPERIMENTS = [
     ("objectives", "python benchmarks/objectives.py", "the hockey-stick tester's event objectives in audits of the catalogue"),
     ("blind_spots", "python benchmarks/blind_spots.py", "issue 64: point masses and one coordinate's tails under pure DP"),
     ("slow_releases", "python benchmarks/slow_releases.py", "issue 64: max_seconds as a hard bound on slow per-call releases"),
+    ("verdicts", "python benchmarks/verdicts.py", "issue 67: three verdicts; an untestable δ is inconclusive, never passed"),
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
     ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),

@@ -43,7 +43,7 @@ def main() -> None:
         start = time.perf_counter()
         report = audit(target.mechanism, target.claim, target.domain, settings)
         seconds = time.perf_counter() - start
-        verdict = outcome(target.truth, report.violated)
+        verdict = outcome(target.truth, report.verdict)
         times.append(seconds)
         verdicts.append(verdict)
         bound = "—" if report.epsilon_lower_bound is None else f"{report.epsilon_lower_bound:.3g}"

@@ -30,6 +30,7 @@ _EXPORTS = {
     "DPFuzzError": "dpfuzz.errors",
     "InvalidArgument": "dpfuzz.errors",
     "MechanismError": "dpfuzz.errors",
+    "MechanismTooSlow": "dpfuzz.errors",
     "UnsupportedClaimError": "dpfuzz.errors",
     "UnsupportedOutputError": "dpfuzz.errors",
     "Finder": "dpfuzz.finders",
@@ -49,6 +50,7 @@ _EXPORTS = {
     "Mechanism": "dpfuzz.mechanism",
     "per_call": "dpfuzz.mechanism",
     "AuditReport": "dpfuzz.report",
+    "Verdict": "dpfuzz.engine.verdict",
     "TrialRecord": "dpfuzz.report",
     "AuditSettings": "dpfuzz.settings",
     "AuditPolicy": "dpfuzz.engine.policy",
@@ -61,6 +63,7 @@ _EXPORTS = {
     "OneRunAudit": "dpfuzz.one_run",
     "assert_dp": "dpfuzz.assertions",
     "DPViolation": "dpfuzz.assertions",
+    "DPInconclusive": "dpfuzz.assertions",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -86,13 +89,14 @@ def __dir__():
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs only
-    from dpfuzz.assertions import DPViolation, assert_dp
+    from dpfuzz.assertions import DPInconclusive, DPViolation, assert_dp
     from dpfuzz.auditing import audit
     from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
     from dpfuzz.datasets import DatasetPair
     from dpfuzz.domain import Domain
     from dpfuzz.engine.policy import AuditPolicy, EstimationPolicy
     from dpfuzz.engine.stops import StopReason
+    from dpfuzz.engine.verdict import Verdict
     from dpfuzz.estimate_report import EpsilonEstimate
     from dpfuzz.estimation import estimate_epsilon
     from dpfuzz.one_run import OneRunAudit, audit_one_run
@@ -101,6 +105,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
         DPFuzzError,
         InvalidArgument,
         MechanismError,
+        MechanismTooSlow,
         UnsupportedClaimError,
         UnsupportedOutputError,
     )

@@ -21,6 +21,15 @@ class DPViolation(AssertionError):
         self.report = report
 
 
+class DPInconclusive(AssertionError):
+    """The audit could not test the claim (`AuditReport.inconclusive` says why); the message says
+    what would test it."""
+
+    def __init__(self, message: str, report: AuditReport):
+        super().__init__(message)
+        self.report = report
+
+
 def assert_dp(
     mechanism: Mechanism,
     claim: Claim,
@@ -29,9 +38,11 @@ def assert_dp(
     *,
     pair: DatasetPair | None = None,
     reproduce: str | None = None,
+    allow_inconclusive: bool = False,
     **options,
 ) -> AuditReport:
-    """Audit `mechanism` and raise `DPViolation` if `claim` is refuted; return the report.
+    """Audit `mechanism` and raise `DPViolation` if `claim` is refuted, `DPInconclusive` if the
+    audit could not test it (unless `allow_inconclusive`); return the report.
 
     `settings` and `options` are those of `dpfuzz.audit` (``budget="quick"``, ``trials``,
     ``samples``, ``tester``, ``beta``, ``seed`` …). `pair` audits that one neighbouring pair only
@@ -45,6 +56,8 @@ def assert_dp(
         report = replace(report, reproduce=reproduce)
     if report.violated:
         raise DPViolation(violation_message(report), report)
+    if report.inconclusive and not allow_inconclusive:
+        raise DPInconclusive(inconclusive_message(report), report)
     return report
 
 
@@ -66,4 +79,13 @@ def violation_message(report: AuditReport) -> str:
         f"{report.draws:,} outputs drawn, verified on {result.num_samples[0]:,} per side",
         f"  reproduce  seed={report.seed}" + (f"; {report.reproduce}" if report.reproduce else ""),
     ]
+    return "\n".join(lines)
+
+
+def inconclusive_message(report: AuditReport) -> str:
+    """Why the audit could not test the claim, what it could see, and how to rerun it."""
+    lines = [f"dpfuzz: {report.mechanism} against {report.claim.describe()}: inconclusive", f"  why        {report.inconclusive}"]
+    if report.tested and report.power_text():
+        lines.append(f"  power      {report.power_text()}")
+    lines.append(f"  reproduce  seed={report.seed}" + (f"; {report.reproduce}" if report.reproduce else ""))
     return "\n".join(lines)

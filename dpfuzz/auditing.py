@@ -23,12 +23,12 @@ from typing import Callable
 from dpfuzz.claims import Claim
 from dpfuzz.domain import Domain
 from dpfuzz.engine.budget import Budget
-from dpfuzz.engine.pipeline import search_and_certify
+from dpfuzz.engine.pipeline import search_and_certify, too_slow_report
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.probe import probe
 from dpfuzz.engine.run import Run
-from dpfuzz.errors import InvalidArgument
+from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.report import AuditReport
 from dpfuzz.settings import AuditSettings
@@ -75,12 +75,15 @@ def audit(
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
     unbounded = settings.max_draws is None and settings.max_seconds is None
-    probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
-    if unbounded:
-        limit_slow_release(run)
-    tester = audit_tester(settings, claim, probed.samples, mechanism)
-    fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
-    return search_and_certify(run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed)
+    try:
+        probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
+        if unbounded:
+            limit_slow_release(run)
+        tester = audit_tester(settings, claim, probed.samples, mechanism)
+        fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
+        return search_and_certify(run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed)
+    except MechanismTooSlow as slow:
+        return too_slow_report(run, settings, str(slow))
 
 
 def limit_slow_release(run: Run) -> None:

@@ -10,6 +10,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     seeds = [0]
     finders = ["random"]
     tester = "entry"            # each catalogue entry's own tester; or "auto" or a tester name
+    allow_inconclusive = false  # true: audits that could not test their claim do not fail the night
 
     [[target]]
     entry = "SVT3"              # a catalogue entry …
@@ -21,6 +22,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     claim = { type = "PureDP", epsilon = 1.0 }
     domain = { low = 0.0, high = 1.0, max_size = 10 }
     truth = "satisfies"         # optional: what you expect, for the report's verdicts
+    per_call = false            # true: the mechanism is (dataset, rng) -> one output, or a factory of one
 
     [[target]]
     catalogue = true            # every catalogue entry at its defaults
@@ -29,7 +31,9 @@ Every audit is targets × finders × seeds. Its key is a hash of everything that
 target's contents, tester, finder, seed and settings), so two different audits never share a
 key, the same audit twice is an error before anything runs, and a resumed run skips exactly the
 audits already stored. A refutation fails the night (``dpfuzz report`` exits 1) unless the target
-declares ``truth = "violates"``; an error in one audit is stored as that audit's outcome.
+declares ``truth = "violates"``, and so does an inconclusive audit unless the config allows it (the
+default config, the whole catalogue at the quick budget, does: its (ε, δ) entries need more
+outputs to test δ); an error in one audit is stored as that audit's outcome.
 """
 
 from __future__ import annotations
@@ -51,8 +55,8 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
-_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", *SETTING_KEYS)
-_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name")
+_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", *SETTING_KEYS)
+_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
 TRUTHS = ("satisfies", "violates")
 
 
@@ -70,6 +74,7 @@ class Target:
     domain: dict | None = None
     truth: str | None = None
     tester: str | None = None
+    per_call: bool = False
 
     def build(self):
         """The `dpfuzz.targets.Resolved` target (the config's truth wins over the entry's)."""
@@ -84,7 +89,7 @@ class Target:
             resolved = resolve(self.library, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
         else:
             claim = claim_from_dict(self.claim)
-            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain())
+            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain(), per_call=self.per_call)
         truth = self.truth or resolved.truth
         return dataclasses.replace(resolved, name=self.name, truth=truth)
 
@@ -102,6 +107,8 @@ class Target:
         """Everything that defines the target, for keys (the display name excluded)."""
         data = dataclasses.asdict(self)
         data.pop("name")
+        if not data["per_call"]:  # keys of targets written before the field existed stay the same
+            data.pop("per_call")
         return data
 
 
@@ -144,6 +151,7 @@ class AuditSpec:
             for name, value in (self.target.domain or {}).items():
                 parts.append(f"--{name.replace('_', '-')}={value}")
         parts += [f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()]
+        parts += ["--per-call"] if self.target.per_call else []
         parts += [f"--budget={self.budget}", f"--tester={target.tester if self.tester == 'entry' else self.tester}"]
         parts += [f"--finder={self.finder}", f"--seed={self.seed}"]
         parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
@@ -161,6 +169,7 @@ class CampaignConfig:
     budget: str = "quick"
     tester: str = "entry"
     settings: dict = field(default_factory=dict)
+    allow_inconclusive: bool = False
 
     def audits(self) -> list[AuditSpec]:
         return [
@@ -169,6 +178,11 @@ class CampaignConfig:
             for finder in self.finders
             for seed in self.seeds
         ]
+
+    def imports(self) -> list[str]:
+        """The ``module:attribute`` names its targets import (catalogue entries by bare name import none)."""
+        names = (target.entry or target.mechanism or target.library or "" for target in self.targets)
+        return sorted({name for name in names if ":" in name})
 
     @property
     def beta(self) -> float:
@@ -181,7 +195,10 @@ class CampaignConfig:
     def from_dict(cls, data: dict) -> "CampaignConfig":
         try:
             targets = tuple(Target(**target) for target in data["targets"])
-            return cls(targets, tuple(data["finders"]), tuple(data["seeds"]), data["budget"], data["tester"], dict(data["settings"]))
+            return cls(
+                targets, tuple(data["finders"]), tuple(data["seeds"]), data["budget"], data["tester"], dict(data["settings"]),
+                bool(data.get("allow_inconclusive", False)),
+            )
         except (KeyError, TypeError) as error:
             raise ConfigError(f"this run's stored config was written by another dpfuzz version ({error}); start a new run.") from None
 
@@ -194,8 +211,8 @@ def catalogue_targets() -> list[Target]:
 
 def load_config(path: str | Path | None) -> CampaignConfig:
     """The config in a TOML file, or the default (whole catalogue); validated before returning."""
-    if path is None:
-        config = CampaignConfig(targets=tuple(catalogue_targets()))
+    if path is None:  # the catalogue's (ε, δ) entries need more outputs than the quick budget's to test δ
+        config = CampaignConfig(targets=tuple(catalogue_targets()), allow_inconclusive=True)
     else:
         try:
             data = tomllib.loads(Path(path).read_text())
@@ -244,7 +261,7 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             problems.append(f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim = {{ type = \"PureDP\", epsilon = 1.0 }}")
         else:
             name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
-            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester") if key in raw}
+            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester", "per_call") if key in raw}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if not targets and not problems:
         targets = catalogue_targets()
@@ -256,7 +273,13 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
         problems.append(f"finders must be a non-empty list of names, got {finders!r}")
         finders = ["random"]
     settings = {key: data[key] for key in SETTING_KEYS if key in data}
-    config = CampaignConfig(_distinct_names(targets), tuple(finders), tuple(seeds), data.get("budget", "quick"), data.get("tester", "entry"), settings)
+    allow = data.get("allow_inconclusive", False)
+    if not isinstance(allow, bool):
+        problems.append(f"allow_inconclusive must be true or false, got {allow!r}")
+        allow = False
+    config = CampaignConfig(
+        _distinct_names(targets), tuple(finders), tuple(seeds), data.get("budget", "quick"), data.get("tester", "entry"), settings, allow,
+    )
     return config, problems
 
 
@@ -350,15 +373,21 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         trials_to_witness=report.witness_trial,
         draws=report.draws,
         power=report.power_text(),
-        outcome=outcome(target.truth, report.violated),
+        outcome=outcome(target.truth, report.verdict),
+        inconclusive=report.inconclusive,
         seconds=time.perf_counter() - start,
     )
     report = dataclasses.replace(report, reproduce=spec.command(target))
     return spec.key, summary, {**report.to_dict(), "html": report.to_html()}
 
 
-def outcome(truth: str | None, violated: bool) -> str:
-    """caught / missed (a known bug not refuted) / false alarm (a correct one refuted) / ok / refuted / not refuted."""
+def outcome(truth: str | None, verdict: str | bool) -> str:
+    """caught / missed (a known bug not refuted) / false alarm (a correct one refuted) / ok /
+    refuted / not refuted, or inconclusive (the audit could not test the claim) whatever the truth.
+    `verdict` is a `Verdict` or its value; True / False stand for violated / not refuted."""
+    if verdict == "inconclusive":
+        return "inconclusive"
+    violated = verdict is True or verdict == "violated"
     if truth == "violates":
         return "caught" if violated else "missed"
     if truth == "satisfies":

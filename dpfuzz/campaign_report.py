@@ -18,16 +18,35 @@ import io
 import json
 import re
 
-FAILING = ("missed", "false alarm", "refuted", "error")
+FAILING = ("missed", "false alarm", "refuted", "error", "inconclusive")
 _COLOURS = {
     "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
-    "error": "#9a6700", "skipped": "#57606a",
+    "error": "#9a6700", "inconclusive": "#8250df", "skipped": "#57606a",
 }
 
 
-def failures(summaries: list[dict]) -> list[dict]:
+OUTCOMES = (
+    ("caught", "a known bug (truth \"violates\") refuted, as it should be."),
+    ("ok", "a correct mechanism (truth \"satisfies\") not refuted, by an audit with power."),
+    ("missed", "a known bug not refuted: the audit could not see it at this budget."),
+    ("false alarm", "a correct mechanism refuted: this happens with probability at most β per audit."),
+    ("refuted", "a claim of unknown truth refuted: your code is not as private as claimed."),
+    ("not refuted", "a claim of unknown truth not refuted, by an audit with power (its page states it)."),
+    ("inconclusive", "the audit could not test the claim (its page says why and what would test it)."),
+    ("error", "the audit could not run: the mechanism raised, or returned bad outputs."),
+    ("skipped", "a library the target needs is not installed."),
+)
+
+
+def failing(allow_inconclusive: bool = False) -> tuple[str, ...]:
+    """The outcomes that fail a nightly job: `FAILING`, without "inconclusive" when allowed."""
+    return tuple(name for name in FAILING if not (allow_inconclusive and name == "inconclusive"))
+
+
+def failures(summaries: list[dict], allow_inconclusive: bool = False) -> list[dict]:
     """Audits whose outcome should fail a nightly job."""
-    return [summary for summary in summaries if summary.get("outcome") in FAILING]
+    outcomes = failing(allow_inconclusive)
+    return [summary for summary in summaries if summary.get("outcome") in outcomes]
 
 
 def failure_text(failure: dict) -> str:
@@ -35,6 +54,8 @@ def failure_text(failure: dict) -> str:
     verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
     bound = "" if failure.get("epsilon_lower_bound") is None else f", ε ≥ {_eps(failure)}"
     detail = failure.get("error") or f"{failure['claim']} {verb}{bound}"
+    if failure["outcome"] == "inconclusive":
+        detail = f"{failure['claim']} inconclusive: {failure.get('inconclusive')}"
     if failure["outcome"] == "refuted":
         detail += " (declare truth = \"violates\" if this is a known bug)"
     return f"{failure['target']} (finder {failure.get('finder')}, seed {failure.get('seed')}): {detail}"
@@ -53,14 +74,15 @@ def _identity(summary: dict) -> str:
 
 
 def compare(before: list[dict], after: list[dict]) -> list[dict]:
-    """Audits (by target, parameters, finder and seed) whose outcome or certified ε changed,
-    appeared or disappeared."""
+    """Audits (by target, parameters, finder and seed) whose outcome changed, appeared or
+    disappeared. A certified ε that moved under the same outcome is not a change: a release that
+    draws its own randomness (most libraries') certifies a different bound on every run."""
     old = {_identity(summary): summary for summary in before}
     new = {_identity(summary): summary for summary in after}
     changes = []
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
-        if a is None or b is None or a.get("outcome") != b.get("outcome") or _eps(a) != _eps(b):
+        if a is None or b is None or a.get("outcome") != b.get("outcome"):
             label = (a or b)["target"] + f" (finder {(a or b).get('finder')}, seed {(a or b).get('seed')})"
             changes.append({"key": key, "target": label, "before": a, "after": b})
     return changes
@@ -128,12 +150,12 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
             f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['before'])}) → "
             f"{(c['after'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['after'])})"
             for c in changes
-        ] or ["No changes: every audit has the same verdict and ε bound."])
+        ] or ["No changes: every audit has the same verdict."])
     return "\n".join(lines) + "\n"
 
 
 _MARKERS = {
-    "caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"),
+    "caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"), "inconclusive": ("#8250df", "s"),
     "missed": ("#cf222e", "X"), "false alarm": ("#bf3989", "X"), "refuted": ("#bc4c00", "^"),
 }
 
@@ -143,7 +165,8 @@ def _is_renyi(summary: dict) -> bool:
 
 
 def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
-    """PNG plots as base64 strings; empty without matplotlib (``pip install 'dpfuzz[report]'``)."""
+    """The certified ε against the claim, one panel per kind of ε, as base64 PNGs; empty without
+    matplotlib (``pip install 'dpfuzz[report]'``)."""
     try:
         import matplotlib
 
@@ -151,48 +174,56 @@ def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return {}
-    images = {}
-    certified = [s for s in summaries if s.get("claimed_epsilon") is not None and s.get("epsilon_lower_bound") is not None]
-    renyi = [s for s in certified if _is_renyi(s)]
-    panels = [("pure and approximate DP: ε", [s for s in certified if not _is_renyi(s)])] + (
+    claimed = [s for s in summaries if s.get("claimed_epsilon") and s["outcome"] in _MARKERS]
+    if not claimed:
+        return {}
+    renyi = [s for s in claimed if _is_renyi(s)]
+    panels = [("pure and approximate DP: ε", [s for s in claimed if not _is_renyi(s)])] + (
         [("Rényi DP: ε at the claim's α", renyi)] if renyi else []
     )
-    figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5), squeeze=False)
+    figure, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.2), squeeze=False)
     for axis, (title, points) in zip(axes[0], panels):
-        for name, (colour, marker) in _MARKERS.items():
-            group = [s for s in points if s["outcome"] == name]
-            if group:
-                axis.scatter([s["claimed_epsilon"] for s in group], [s["epsilon_lower_bound"] for s in group],
-                             label=name, color=colour, marker=marker, alpha=0.85)
-        limit = max([s["claimed_epsilon"] for s in points] + [s["epsilon_lower_bound"] for s in points] + [1])
-        axis.plot([0, limit], [0, limit], color="grey", linestyle="--", label="bound = claim (above: refuted)")
-        axis.set_xscale("symlog", linthresh=1.0)
-        axis.set_yscale("symlog", linthresh=1.0)
-        _label_points(axis, points)
-        axis.set_xlabel("claimed ε")
-        axis.set_ylabel("certified ε lower bound")
-        axis.set_title(title, fontsize=10)
-        # below the axes: inside, it covered the labels of points near a corner
-        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, frameon=False)
-    missing = len(summaries) - len(certified)
-    figure.suptitle("Certified ε lower bound against the claim" + (f" ({missing} audit{'s' if missing > 1 else ''} certified none: not shown)" if missing else ""), fontsize=11)
-    images["epsilon"] = _png(figure, plt)
+        _epsilon_panel(axis, title, points)
+    figure.suptitle("Certified ε lower bound against the claimed ε", fontsize=11)
+    return {"epsilon": _png(figure, plt)}
 
-    figure, axis = plt.subplots(figsize=(6.5, 4.5))
-    bugs = [s for s in summaries if s["key"] in reports and s.get("truth") == "violates"]
-    bugs.sort(key=lambda s: s["outcome"] != "missed")  # missed bugs first: they are the ones to look at
-    for s in bugs[:10]:  # ten series: one colour each in matplotlib's default cycle
-        first = [h for h in reports[s["key"]]["history"] if h.get("round", 0) == 0]
-        axis.plot([h["trial"] + 1 for h in first], [h["score"] for h in first], marker="x" if s["outcome"] == "missed" else "o",
-                  label=f"{s['target']} ({s['outcome']})")
-    axis.axhline(0.0, color="grey", linestyle="--", linewidth=1)
-    axis.set_xlabel("trial (pairs in the order proposed)")
-    axis.set_ylabel("search estimate − claim's limit (> 0 looks violating)")
-    axis.set_title("Divergence estimate per trial (known bugs)")
-    if bugs:  # a campaign without known bugs has an empty plot and nothing to label
-        axis.legend(fontsize=7)
-    images["trials"] = _png(figure, plt)
-    return images
+
+def _epsilon_panel(axis, title: str, points: list[dict]) -> None:
+    """Log axes with plain-number ticks; an audit that certified no ε sits on the "none" line
+    below the others."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    values = [s["claimed_epsilon"] for s in points] + [s["epsilon_lower_bound"] for s in points if s.get("epsilon_lower_bound")]
+    low, high = min(values) / 2, max(values) * 2
+    none = low / 1.5
+    for s in points:
+        s["_y"] = s["epsilon_lower_bound"] if s.get("epsilon_lower_bound") else none
+    for name, (colour, marker) in _MARKERS.items():
+        group = [s for s in points if s["outcome"] == name]
+        if group:
+            axis.scatter([s["claimed_epsilon"] for s in group], [s["_y"] for s in group], label=name, color=colour,
+                         marker=marker, alpha=0.85, zorder=3)
+    axis.plot([low, high], [low, high], color="grey", linestyle="--", label="bound = claim: above it the claim is refuted")
+    axis.axhline(none, color="#d0d7de", linewidth=0.8)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlim(low, high)
+    axis.set_ylim(none / 1.5, high)
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    for scale in (axis.xaxis, axis.yaxis):
+        scale.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        scale.set_major_formatter(plain)
+        scale.set_minor_formatter(FuncFormatter(lambda value, _: ""))
+    axis.set_yticks([tick for tick in axis.get_yticks() if low <= tick <= high] + [none])
+    axis.set_yticklabels([f"{tick:g}" for tick in axis.get_yticks()[:-1]] + ["none"])
+    axis.set_ylim(none / 1.5, high)
+    _label_points(axis, [{**s, "epsilon_lower_bound": s["_y"]} for s in points])
+    axis.set(xlabel="claimed ε", ylabel="certified ε lower bound", title=title)
+    axis.title.set_fontsize(10)
+    # below the axes: inside, it covered the labels of points near a corner
+    axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
+    for s in points:
+        del s["_y"]
 
 
 def _label_points(axis, points: list[dict]) -> None:
@@ -243,13 +274,13 @@ def html_page(run: dict, summaries: list[dict], reports: dict[str, dict], change
             f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
             for c in changes
         )
-        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes: every audit has the same verdict and ε bound.</li>'}</ul>"
+        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes: every audit has the same verdict.</li>'}</ul>"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run['run_id']}</title>
 <style>
 body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}} table{{border-collapse:collapse;font-size:14px}}
 td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left}} th{{background:#f6f8fa}}
-figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
+figure{{display:inline-block;margin:1rem}} img{{max-width:100%}} dt{{font-weight:600;margin-top:.4rem}}
 </style></head>
 <body>
 <h1>dpfuzz campaign run {run['run_id']}</h1>
@@ -259,6 +290,7 @@ figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
 <table><thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in _HEADER)}</tr></thead>
 <tbody>{''.join(body_rows)}</tbody></table>
 {change_list}
+<h2>Verdicts</h2><dl>{''.join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)}</dl>
 <script>
 window.dpfuzzErrors = 0;
 window.addEventListener("error", function () {{ window.dpfuzzErrors += 1; }});
@@ -273,8 +305,11 @@ window.addEventListener("load", function () {{
 """
 
 
-def write_reports(store, run_id: int | None, out_dir, compare_with: int | None = None) -> tuple[list, list]:
-    """Write run-<id>.md and run-<id>.html into `out_dir`; return (paths, failing audits)."""
+def write_reports(
+    store, run_id: int | None, out_dir, compare_with: int | None = None, allow_inconclusive: bool = False,
+) -> tuple[list, list]:
+    """Write run-<id>.md and run-<id>.html into `out_dir`; return (paths, failing audits), the
+    inconclusive ones among them unless `allow_inconclusive` or the run's config allows them."""
     from pathlib import Path
 
     run = store.run(run_id)
@@ -289,9 +324,10 @@ def write_reports(store, run_id: int | None, out_dir, compare_with: int | None =
     paths[1].write_text(html_page(run, summaries, reports, changes))
     audits = out / "audits"
     audits.mkdir(exist_ok=True)
+    back = f'<body><p><a href="../{paths[1].name}">← campaign run {run["run_id"]}</a></p>'
     for key, report in reports.items():
         page = report.pop("html", None)
         (audits / f"{audit_stem(key)}.json").write_text(json.dumps(report, indent=2))
         if page is not None:
-            (audits / f"{audit_stem(key)}.html").write_text(page)
-    return paths, failures(summaries)
+            (audits / f"{audit_stem(key)}.html").write_text(page.replace("<body>", back, 1))
+    return paths, failures(summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False))

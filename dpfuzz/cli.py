@@ -7,7 +7,8 @@ parameters it accepts, e.g. ``epsilon``, and ``--param`` values) or a mechanism 
 a ``num_samples`` parameter, `dpfuzz.per_call` wrappers included).
 
 Exit status, as CI gates use it: 0 when everything passed; 1 when an audit refutes a claim not
-declared a known bug (a target whose truth is "violates"), misses a known bug, or errs — for
+declared a known bug (a target whose truth is "violates"), misses a known bug, errs, or is
+inconclusive (``--allow-inconclusive`` or a campaign's ``allow_inconclusive = true``: not) — for
 ``audit``, ``campaign run`` and ``report`` alike (``--exit-zero``: 0 whenever the command ran);
 2 for bad input (the message names it).
 Only dpfuzz's own errors are reported as bad input: anything else is a bug and shows its traceback.
@@ -114,16 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     claim.add_argument("--mu", type=float, help="Gaussian DP: μ-GDP (instead of --epsilon)")
     claim.add_argument("--rho", type=float, help="zero-concentrated DP: ρ-zCDP (instead of --epsilon)")
     claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
-    domain = run.add_argument_group("domain (default: the catalogue entry's, else dpfuzz.Domain's)")
-    domain.add_argument("--low", type=float, help="smallest record value")
-    domain.add_argument("--high", type=float, help="largest record value")
-    domain.add_argument("--min-size", type=int, help="fewest records in a dataset")
-    domain.add_argument("--max-size", type=int, help="most records in a dataset")
-    domain.add_argument("--relation", choices=RELATIONS, help="neighbouring relation")
-    domain.add_argument("--distance", type=int, help="add_remove/substitute: neighbours differ in this many records")
-    domain.add_argument("--sensitivity", type=float, help="linf: how far each answer may move")
-    domain.add_argument("--dim", type=int, help="length of vector records (scalar records when unset)")
-    domain.add_argument("--dtype", choices=["float", "int"], help="record type")
+    claim.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
+    _add_domain_options(run)
     search = run.add_argument_group("audit (default: the --budget preset's)")
     search.add_argument("--budget", choices=BUDGET_NAMES, default="default", help="preset of the settings below")
     search.add_argument("--tester", choices=TESTERS, help="how divergence is bounded (default auto)")
@@ -136,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
     search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
     search.add_argument("--max-seconds", type=float, help="cap on wall-clock time, a hard one (not reproducible)")
-    search.add_argument("--call-timeout", type=float, help="seconds one call of the mechanism may take before the audit stops with an error")
+    search.add_argument("--call-timeout", type=float, help="seconds one call of the mechanism may take; a longer one ends the audit as inconclusive")
     search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
     search.add_argument(
         "--verify-directions", choices=VERIFY_DIRECTIONS,
@@ -146,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     output.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when the claim is refuted")
+    output.add_argument("--allow-inconclusive", action="store_true", help="exit with status 0 when the audit could not test the claim")
     output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default
     run.set_defaults(run=_audit_command)
 
@@ -161,6 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     estimate.add_argument("--delta", type=float, default=0.0, help="δ at which ε is bounded")
     estimate.add_argument("--epsilon", type=float, help="passed to a factory that takes epsilon")
     estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
+    estimate.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
+    _add_domain_options(estimate)
     estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
     estimate.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)")
     estimate.add_argument("--max-seconds", type=float, help="time budget: the mechanism's pace and pilot estimates set the draws the time affords (--max-draws stays a cap)")
@@ -185,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
     start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
     start.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
+    start.add_argument("--allow-inconclusive", action="store_true", help="audits that could not test their claim do not fail the run")
     start.set_defaults(run=_campaign_command)
 
     report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter)
@@ -193,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=Path, help="report folder (default: RESULTS/reports)")
     report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
     report.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
+    report.add_argument("--allow-inconclusive", action="store_true", help="audits that could not test their claim do not fail the run")
     report.set_defaults(run=_report_command)
 
     catalog = commands.add_parser("catalogue", aliases=["catalog"], help="list the catalogue of mechanisms")
@@ -210,7 +208,7 @@ def _parser() -> argparse.ArgumentParser:
 def _audit_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.auditing import audit
     from dpfuzz.campaign import outcome
-    from dpfuzz.campaign_report import FAILING
+    from dpfuzz.campaign_report import failing
     from dpfuzz.settings import AuditSettings
 
     if args.fail_on_violation:
@@ -236,7 +234,7 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
     _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
-    return int(outcome(target.truth, report.violated) in FAILING and not args.exit_zero)
+    return int(outcome(target.truth, report.verdict) in failing(args.allow_inconclusive) and not args.exit_zero)
 
 
 def _write_reports(console, reports) -> None:
@@ -269,15 +267,32 @@ def _reproduce_command(argv: list[str], add_seed: bool, seed: int) -> str:
     return " ".join(["dpfuzz", *map(shlex.quote, kept), *(["--seed", str(seed)] if add_seed else [])])
 
 
+def _add_domain_options(parser: argparse.ArgumentParser) -> None:
+    domain = parser.add_argument_group("domain (default: the catalogue entry's, else dpfuzz.Domain's)")
+    domain.add_argument("--low", type=float, help="smallest record value")
+    domain.add_argument("--high", type=float, help="largest record value")
+    domain.add_argument("--min-size", type=int, help="fewest records in a dataset")
+    domain.add_argument("--max-size", type=int, help="most records in a dataset")
+    domain.add_argument("--relation", choices=RELATIONS, help="neighbouring relation")
+    domain.add_argument("--distance", type=int, help="add_remove/substitute: neighbours differ in this many records")
+    domain.add_argument("--sensitivity", type=float, help="linf: how far each answer may move")
+    domain.add_argument("--dim", type=int, help="length of vector records (scalar records when unset)")
+    domain.add_argument("--dtype", choices=["float", "int"], help="record type")
+
+
 def resolve_target(args: argparse.Namespace):
     """The `dpfuzz.targets.Resolved` target that the command line describes."""
-    import dataclasses
-
     from dpfuzz.targets import resolve
 
     claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha", "mu", "rho") if getattr(args, name) is not None}
     params = dict(_parse_param(text) for text in args.param)
-    target = resolve(args.target, claimed=claimed, params=params)
+    return _with_domain_options(resolve(args.target, claimed=claimed, params=params, per_call=args.per_call), args)
+
+
+def _with_domain_options(target, args: argparse.Namespace):
+    """`target` on the domain the command line's domain options change."""
+    import dataclasses
+
     changes = {name: getattr(args, name) for name in DOMAIN_FLAGS if getattr(args, name) is not None}
     if args.relation is not None or args.distance is not None or args.sensitivity is not None:
         domain = target.domain
@@ -327,7 +342,7 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
 
     claimed = {} if args.epsilon is None else {"epsilon": args.epsilon}
     params = dict(_parse_param(text) for text in args.param)
-    target = resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0))  # the claim is not used
+    target = _with_domain_options(resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0), per_call=args.per_call), args)  # the claim is not used
     where = target.domain
     if args.witness:
         entry = lookup(args.target)
@@ -365,10 +380,16 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         store = ResultsStore(args.results / "results.db")
         run = store.run(None if args.resume == -1 else args.resume)
         config, run_id = CampaignConfig.from_dict(run["config"]), run["run_id"]
+        if args.config is None and config.imports():
+            raise ConfigError(
+                f"run {run_id}'s stored config names code to import ({', '.join(config.imports())}); a results database "
+                "is data, so a resumed run imports only what a config you give names: dpfuzz campaign run CONFIG --resume "
+                f"--results {args.results}, with the config run {run_id} was started with."
+            )
         if args.config is not None and load_config(args.config).to_dict() != config.to_dict():
             raise ConfigError(
-                f"{args.config} is not the config run {run_id} was started with; resume without CONFIG to finish "
-                f"run {run_id} as stored, or drop --resume to start a new run with {args.config}."
+                f"{args.config} is not the config run {run_id} was started with; give that config to finish "
+                f"run {run_id}, or drop --resume to start a new run with {args.config}."
             )
         validate(config, f"run {run_id}'s config")
     else:  # the config is checked before a results folder is made
@@ -376,22 +397,20 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         store = ResultsStore(args.results / "results.db")
     total = len(config.audits())
     console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}")
-    tally = {"done": 0}
-    args.interrupted = (
-        f"interrupted: finished audits are stored in {store.path}; finish the run with "
-        f"dpfuzz campaign run --resume --results {args.results}"
-    )
-    with _Progress(console, total) as advance:
+    resume = ["dpfuzz campaign run", *([str(args.config)] if args.config is not None else []), "--resume", "--results", str(args.results)]
+    args.interrupted = f"interrupted: finished audits are stored in {store.path}; finish the run with {' '.join(resume)}"
+    stored = 0 if run_id is None else len(store.finished_keys(run_id))
+    with _Progress(console, total, stored) as advance:
         run_id = run_campaign(config, store, workers=args.workers, scheduler=args.scheduler, run_id=run_id, on_result=advance)
-        tally = advance.tally
-    counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(tally.items()))
-    console.print(f"run {run_id} finished: {counts or 'nothing left to run'}")
-    if args.no_report:
-        from dpfuzz.campaign_report import failures
+    from dpfuzz.campaign_report import counts, failures
 
-        status = 1 if failures(store.summaries(run_id)) else 0
+    tally = ", ".join(f"{count} {outcome}" for outcome, count in sorted(counts(store.summaries(run_id)).items()))
+    resumed = f" ({stored} of them stored before this resume)" if stored else ""
+    console.print(f"run {run_id} finished: {tally or 'no audits'}{resumed}")
+    if args.no_report:
+        status = 1 if failures(store.summaries(run_id), args.allow_inconclusive or config.allow_inconclusive) else 0
     else:
-        status = _write_report(store, run_id, args.results / "reports", None, console)
+        status = _write_report(store, run_id, args.results / "reports", None, console, args.allow_inconclusive)
     return 0 if args.exit_zero else status
 
 
@@ -404,18 +423,18 @@ def _report_command(args: argparse.Namespace, console) -> int:
     store = ResultsStore(args.results / "results.db")
     out = args.out or args.results / "reports"
     if args.compare:
-        status = _write_report(store, args.compare[1], out, args.compare[0], console)
+        status = _write_report(store, args.compare[1], out, args.compare[0], console, args.allow_inconclusive)
     else:
-        status = _write_report(store, args.run_id, out, None, console)
+        status = _write_report(store, args.run_id, out, None, console, args.allow_inconclusive)
     return 0 if args.exit_zero else status
 
 
-def _write_report(store, run_id, out, compare_with, console) -> int:
+def _write_report(store, run_id, out, compare_with, console, allow_inconclusive: bool) -> int:
     from rich.markup import escape
 
     from dpfuzz.campaign_report import failure_text, write_reports
 
-    paths, failing = write_reports(store, run_id, out, compare_with)
+    paths, failing = write_reports(store, run_id, out, compare_with, allow_inconclusive)
     for path in paths:
         console.print(f"report written to {path}")
     for failure in failing:
@@ -424,11 +443,10 @@ def _write_report(store, run_id, out, compare_with, console) -> int:
 
 
 class _Progress:
-    """Rich progress bar on a terminal; one plain log line per audit otherwise. Counts outcomes."""
+    """Rich progress bar on a terminal (from the audits already stored); one plain log line per audit otherwise."""
 
-    def __init__(self, console, total: int):
-        self.console, self.total = console, total
-        self.tally: dict[str, int] = {}
+    def __init__(self, console, total: int, done: int = 0):
+        self.console, self.total, self.done = console, total, done
 
     def __enter__(self):
         self.bar = None
@@ -436,12 +454,11 @@ class _Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=self.console)
-            self.task = self.bar.add_task("audits", total=self.total)
+            self.task = self.bar.add_task("audits", total=self.total, completed=self.done)
             self.bar.start()
         return self
 
     def __call__(self, summary: dict, done: int, total: int) -> None:
-        self.tally[summary["outcome"]] = self.tally.get(summary["outcome"], 0) + 1
         epsilon, claimed = summary.get("epsilon_lower_bound"), summary.get("claimed_epsilon")
         text = f"{summary['target']}: {summary['outcome']}"
         if epsilon is not None:

@@ -30,5 +30,10 @@ class MechanismError(DPFuzzError):
     """The mechanism under audit raised, or returned something that is not a sample array."""
 
 
+class MechanismTooSlow(MechanismError):
+    """A call of the mechanism ran past `call_timeout`, or past `max_seconds` before the outputs a
+    verdict needs: an audit reports it as inconclusive, naming the call."""
+
+
 class LibraryMissing(DPFuzzError):
     """A library an audit target needs (an adapter's) is not installed; campaigns skip the target."""

@@ -116,6 +116,10 @@ class EpsilonEstimate:
         ]
         return html_page(
             f"dpfuzz estimate: {self.report.mechanism}", self.headline(), "#0969da", "Certified pair",
-            self.report.domain.describe_pair(self.pair), facts, self.report.profile_html(),
+            self.report.domain.describe_pair(self.pair), facts, self.report.distributions_html() + self.report.profile_html(gaussian=False),
             () if self.search is None else self.search.history, "held-out ε bound",
+            meaning=(
+                f"With confidence {1 - self.beta:g}, this mechanism's ε at δ = {self.delta:g} is at least "
+                f"{self.epsilon_lower_bound:.4g}: it is no more private than that. Its true ε may be larger."
+            ),
         )

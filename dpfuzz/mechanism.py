@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from dpfuzz.datasets import format_dataset
-from dpfuzz.errors import InvalidArgument, MechanismError
+from dpfuzz.errors import InvalidArgument, MechanismError, MechanismTooSlow
 from dpfuzz.memory import empty_array
 from dpfuzz.validation import check_choice, check_int
 
@@ -258,7 +258,7 @@ def _checked_call(
             output = call_within(lambda: mechanism(dataset, num_samples, rng), call_timeout)
     except CallTimeout:
         one = "one call of its per-call function" if isinstance(mechanism, PerCallMechanism) else "one call"
-        raise MechanismError(
+        raise MechanismTooSlow(
             f"{where()}: {one} did not return within call_timeout={call_timeout:g} s. Give a larger call_timeout, "
             "or find why the call takes this long."
         ) from None

@@ -6,19 +6,23 @@ Installed with dpfuzz (entry point ``pytest11``). In a test::
         dp_audit(noisy_sum, PureDP(1.0), Domain(low=0.0, high=1.0, max_size=10))
 
 A refuted claim fails the test with the witness, the certified bound and the command that
-reproduces it; a mechanism that raises or returns bad outputs fails it with dpfuzz's message.
+reproduces it; an inconclusive audit (the budget could not test the claim, or a call was too slow)
+fails it with the reason, or skips it with ``--dpfuzz-inconclusive skip`` or the marker's
+``inconclusive="skip"``; a mechanism that raises or returns bad outputs fails it with dpfuzz's
+message.
 Options: ``--dpfuzz-seed``, ``--dpfuzz-budget quick|thorough|default``, ``--dpfuzz-samples``,
 ``--dpfuzz-trials``, ``--dpfuzz-beta``, ``--dpfuzz-max-draws``, ``--dpfuzz-max-seconds`` (per
 audit) and ``--dpfuzz-report DIR`` (a JSON and an HTML report per audit).
 ``@pytest.mark.dpfuzz(**settings)`` overrides them for one test: any `dpfuzz.AuditSettings`
-field but the seed (``samples``, ``trials``, ``tester``, ``max_seconds`` …) and ``budget``.
+field but the seed (``samples``, ``trials``, ``tester``, ``max_seconds`` …), ``budget`` and
+``inconclusive``.
 Every test using ``dp_audit`` carries the ``dpfuzz`` marker: ``-m "not dpfuzz"`` deselects them.
 
 The plugin imports only the standard library until a test calls ``dp_audit``, so it costs a
 project without DP tests nothing (``benchmarks/startup.py`` measures it).
 
-Each audit has its own β; the terminal summary lists every audit and the session's total
-false-alarm budget (the sum of the β's). Each audit also rides on its test's report as the user
+Each audit has its own β; the terminal summary lists every audit, with the power of each that
+passed, and the session's total false-alarm budget (the sum of the β's). Each audit also rides on its test's report as the user
 property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers hand it to the summary and
 how ``--junitxml`` records it. Seeds derive from the session seed and the test id (and, for
 `dp_audit.pair`, the pair itself), so a failure reproduces exactly.
@@ -40,7 +44,7 @@ from dpfuzz.cli import BUDGET_NAMES
 _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
 _OVERRIDABLE = (
-    "budget", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
+    "budget", "inconclusive", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
     "call_timeout", "arithmetic", "verify_directions",
 )
 
@@ -54,11 +58,14 @@ class AuditRecord:
     epsilon_lower_bound: float | None
     beta: float
     seconds: float
+    verdict: str = ""
+    power: str | None = None
+    page: str | None = None  # the audit's HTML report in --dpfuzz-report's folder
 
 
 # The session options that change an audit, with their defaults: a reproduce line repeats those
 # that differ.
-_AUDIT_OPTIONS = {"budget": "quick", "beta": 0.05, "trials": None, "samples": None, "max_draws": None, "max_seconds": None}
+_AUDIT_OPTIONS = {"budget": "quick", "inconclusive": "fail", "beta": 0.05, "trials": None, "samples": None, "max_draws": None, "max_seconds": None}
 
 
 def _flag(name: str) -> str:
@@ -81,14 +88,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--dpfuzz-max-draws", type=int, default=None, help="cap on each audit's mechanism outputs (reproducible)")
     group.addoption("--dpfuzz-max-seconds", type=float, default=None, help="cap on each audit's wall-clock seconds")
+    group.addoption(
+        "--dpfuzz-inconclusive", choices=("fail", "skip"), default=_AUDIT_OPTIONS["inconclusive"],
+        help="what an audit that could not test its claim does to its test (default fail)",
+    )
     group.addoption("--dpfuzz-report", metavar="DIR", default=None, help="write each audit's JSON report into DIR")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget and any AuditSettings field "
-        "but seed: trials, samples, beta, tester, finder, max_seconds …) override the session's for this test",
+        "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget, inconclusive and any AuditSettings "
+        "field but seed: trials, samples, beta, tester, finder, max_seconds …) override the session's for this test",
     )
     config.pluginmanager.register(AuditSummary(), "dpfuzz-audit-summary")
 
@@ -146,7 +157,7 @@ class Auditor:
         return {key: value for key, value in options.items() if value is not None}
 
     def _run(self, mechanism, claim, domain, call_key: str, overrides: dict):
-        from dpfuzz.assertions import DPViolation, assert_dp
+        from dpfuzz.assertions import DPViolation, assert_dp, inconclusive_message
         from dpfuzz.errors import DPFuzzError
 
         config = self._request.config
@@ -154,12 +165,13 @@ class Auditor:
         session_seed = config.getoption("--dpfuzz-seed")
         options = self._options(overrides)
         options["seed"] = derive_seed(session_seed, nodeid, call_key)
+        on_inconclusive = _checked_choice("inconclusive", options.pop("inconclusive"), ("fail", "skip"))
         changed = [f"{_flag(name)}={value}" for name, value in _session_options(config).items() if value != _AUDIT_OPTIONS[name]]
         reproduce = " ".join([f'pytest "{nodeid}" --dpfuzz-seed={session_seed}', *changed])
         start = time.perf_counter()
         failure = None
         try:
-            report = assert_dp(mechanism, claim, domain, reproduce=reproduce, **options)
+            report = assert_dp(mechanism, claim, domain, reproduce=reproduce, allow_inconclusive=True, **options)
         except DPViolation as violation:
             self._record(violation.report, time.perf_counter() - start)
             failure = str(violation)
@@ -168,29 +180,46 @@ class Auditor:
         if failure is not None:  # outside the except block, so pytest shows no chained traceback
             pytest.fail(failure, pytrace=False)
         self._record(report, time.perf_counter() - start)
+        if report.inconclusive:
+            message = inconclusive_message(report)
+            if on_inconclusive == "skip":
+                pytest.skip(message)
+            pytest.fail(message + '\n  (--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"), skips instead)', pytrace=False)
         return report
 
     def _record(self, report, seconds: float) -> None:
         config = self._request.config
         nodeid = self._request.node.nodeid
         bound = None if report.epsilon_lower_bound is None else float(report.epsilon_lower_bound)
+        directory = config.getoption("--dpfuzz-report")
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid) + f"-{report.seed}"
         record = AuditRecord(
-            nodeid, report.mechanism, report.claim.describe(), bool(report.violated), bound, float(report.beta), seconds
+            nodeid, report.mechanism, report.claim.describe(), bool(report.violated), bound, float(report.beta), seconds,
+            report.verdict.value, None if report.violated or not report.tested else report.power_text(),
+            f"{stem}.html" if directory else None,
         )
         self._request.node.user_properties.append((_PROPERTY, json.dumps(asdict(record))))
-        directory = config.getoption("--dpfuzz-report")
         if directory:
             path = Path(directory)
             path.mkdir(parents=True, exist_ok=True)
-            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid) + f"-{report.seed}"
             (path / f"{stem}.json").write_text(json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
-            (path / f"{stem}.html").write_text(report.to_html())
+            (path / f"{stem}.html").write_text(report.to_html().replace("<body>", '<body><p><a href="index.html">← all audits of the session</a></p>', 1))
 
 
 @pytest.fixture
 def dp_audit(request: pytest.FixtureRequest) -> Auditor:
     """Audit mechanisms inside this test; see `Auditor`."""
     return Auditor(request)
+
+
+_WORDS = {"violated": "VIOLATED", "not refuted": "ok", "inconclusive": "INCONCLUSIVE"}
+
+
+def _checked_choice(name: str, value, choices: tuple) -> str:
+    """A marker's or option's choice, checked: a wrong one fails the test naming the choices."""
+    if value not in choices:
+        pytest.fail(f"@pytest.mark.dpfuzz({name}={value!r}): {name} must be one of {', '.join(map(repr, choices))}.", pytrace=False)
+    return value
 
 
 def derive_seed(session_seed: int, nodeid: str, call_key: str) -> int:
@@ -209,10 +238,17 @@ def _max_examples(request: pytest.FixtureRequest) -> int:
 
 
 class AuditSummary:
-    """The session's audits, collected from test reports, and the terminal summary of them."""
+    """The session's audits, collected from test reports, the terminal summary of them, and with
+    ``--dpfuzz-report DIR`` an index page DIR/index.html linking every audit's report."""
 
     def __init__(self):
         self.records: list[AuditRecord] = []
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        directory = session.config.getoption("--dpfuzz-report")
+        if directory and self.records and not hasattr(session.config, "workerinput"):
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            (Path(directory) / "index.html").write_text(index_page(self.records))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect a finished test's audits, run in this process or (pytest-xdist) in a worker.
@@ -227,13 +263,39 @@ class AuditSummary:
             return
         terminalreporter.section("dpfuzz audits")
         for record in self.records:
-            verdict = "VIOLATED" if record.violated else "ok"
-            epsilon = "-" if record.epsilon_lower_bound is None else f"{record.epsilon_lower_bound:.3g}"
+            verdict = _WORDS.get(record.verdict, "VIOLATED" if record.violated else "ok")
+            epsilon = "none certified" if record.epsilon_lower_bound is None else f">= {record.epsilon_lower_bound:.3g}"
             terminalreporter.write_line(
-                f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps >= {epsilon}, {record.seconds:.2f}s"
+                f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps {epsilon}, {record.seconds:.2f}s"
             )
+            if record.power and record.verdict != "inconclusive":
+                terminalreporter.write_line(f"{'':9s}power: {record.power}")
         total = sum(record.beta for record in self.records)
+        counts = {word: sum(_WORDS.get(r.verdict) == word for r in self.records) for word in ("VIOLATED", "INCONCLUSIVE")}
         terminalreporter.write_line(
-            f"{len(self.records)} audits, {sum(r.violated for r in self.records)} violated; "
+            f"{len(self.records)} audits, {counts['VIOLATED']} violated, {counts['INCONCLUSIVE']} inconclusive; "
             f"total false-alarm budget {total:.3g} (sum of per-audit beta)"
         )
+
+
+def index_page(records: list[AuditRecord]) -> str:
+    """The session's audits as one page: verdict, test, claim, ε bound and a link to each report."""
+    from html import escape
+
+    colours = {"violated": "#cf222e", "not refuted": "#1a7f37", "inconclusive": "#9a6700"}
+    rows = "".join(
+        f'<tr><td style="color:{colours.get(r.verdict, "#57606a")};font-weight:600">{escape(_WORDS.get(r.verdict, r.verdict))}</td>'
+        f"<td>{f'<a href={chr(34)}{escape(r.page)}{chr(34)}>{escape(r.test)}</a>' if r.page else escape(r.test)}</td>"
+        f"<td>{escape(r.mechanism)}</td><td>{escape(r.claim)}</td>"
+        f"<td>{'none certified' if r.epsilon_lower_bound is None else f'{r.epsilon_lower_bound:.3g}'}</td><td>{r.seconds:.2f}</td></tr>"
+        for r in sorted(records, key=lambda r: (r.verdict == "not refuted", r.test))
+    )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audits</title><style>'
+        "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;padding:4px 8px;"
+        "text-align:left}th{background:#f6f8fa}table{border-collapse:collapse}</style></head><body>"
+        f"<h1>dpfuzz audits of this pytest session</h1><p>{len(records)} audits; β per audit, summed: "
+        f"{sum(r.beta for r in records):.3g}. Violated and inconclusive audits first; each links to its report.</p>"
+        "<table><tr><th>verdict</th><th>test</th><th>mechanism</th><th>claim</th><th>ε lower bound</th><th>seconds</th></tr>"
+        f"{rows}</table></body></html>\n"
+    )

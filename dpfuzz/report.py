@@ -14,7 +14,11 @@ from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair, format_dataset
 from dpfuzz.domain import Domain
 from dpfuzz.engine.stops import Stop
+from dpfuzz.engine.verdict import Verdict
 from dpfuzz.testers.base import TestResult
+
+
+VERDICT_COLOURS = {Verdict.VIOLATED: "#cf222e", Verdict.NOT_REFUTED: "#1a7f37", Verdict.INCONCLUSIVE: "#9a6700"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,10 @@ class AuditReport:
     Attributes
     ----------
     violated : the claim is refuted, with probability of a false alarm at most `beta`.
+    verdict : `Verdict.VIOLATED`, `NOT_REFUTED` (with the power `power` states) or
+        `INCONCLUSIVE` (the budget could not test the claim; `inconclusive` says why).
+    inconclusive : why an audit that did not refute its claim could not have refuted a violation
+        of a stated size (an untestable δ, no finite power, a call too slow); None otherwise.
     epsilon_lower_bound : certified ε lower bound (at the claim's δ, or Rényi ε at its α),
         valid at confidence 1 − beta; None when nothing positive is certified.
     witness : the neighbouring pair, ordered (d0, d1) as tested, that refutes the claim; None
@@ -107,6 +115,19 @@ class AuditReport:
     versions: dict = field(default_factory=dict)
     finder_details: dict = field(default_factory=dict)
     profile: dict | None = None  # `ProfileEstimate.to_dict()` of the verified pair (1-D outputs)
+    inconclusive: str | None = None
+    distributions: dict | None = None  # `output_histograms` of the verified pair (1-D outputs)
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.violated:
+            return Verdict.VIOLATED
+        return Verdict.INCONCLUSIVE if self.inconclusive else Verdict.NOT_REFUTED
+
+    @property
+    def tested(self) -> bool:
+        """Whether any verification output was drawn (False when a slow call ended the audit first)."""
+        return min(self.verification.num_samples) > 0
 
     def history_pairs(self) -> list[DatasetPair]:
         """The pairs the finder proposed, in order: ``audit(..., finder=report.history_pairs(),
@@ -134,8 +155,9 @@ class AuditReport:
 
     def to_dict(self) -> dict:
         return {
-            "verdict": "violated" if self.violated else "not refuted",
+            "verdict": self.verdict.value,
             "violated": self.violated,
+            "inconclusive": self.inconclusive,
             "claim": self.claim.to_dict(),
             "claim_text": self.claim.describe(),
             "beta": self.beta,
@@ -169,6 +191,7 @@ class AuditReport:
             "versions": self.versions,
             "history": [record.to_dict() for record in self.history],
             "profile": self.profile,
+            "distributions": self.distributions,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -178,6 +201,8 @@ class AuditReport:
     def headline(self) -> str:
         if self.violated:
             return f"VIOLATED: {self.mechanism} does not satisfy {self.claim.describe()}"
+        if self.inconclusive:
+            return f"INCONCLUSIVE: this audit could not test {self.mechanism} against {self.claim.describe()}"
         return f"not refuted: no violation of {self.claim.describe()} found for {self.mechanism}"
 
     def power_text(self) -> str | None:
@@ -210,26 +235,28 @@ class AuditReport:
         claimed = getattr(self.claim, "epsilon", None)
         difference, d0, d1 = self.domain.describe_pair(self.candidate)
         search = [record for record in self.history if record.round == 0]
-        lines = [
-            self.headline(),
-            f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
-            # a privacy-loss bound is the ε bound: one line states both
-            *([] if result.divergence == "privacy_loss" else [f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"]),
-            f"  epsilon lower bound  {epsilon}" + ("" if claimed is None else f" (claimed {claimed:g})"),
-            f"  {'witness' if self.violated else 'pair':<18}{difference}",
-            f"  {'':<18}{d0}",
-            f"  {'':<18}{d1}",
-            f"  event             {result.event}",
-        ]
-        if not self.violated and self.power_text():
-            lines.append(f"  power             {self.power_text()}")
-        looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
-        lines += [
-            f"  draws             {self.draws:,} outputs: "
-            + (f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, " if search else f"one pair fitted on {self.samples:,} per side, ")
-            + f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s",
-            f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}",
-        ]
+        lines = [self.headline(), *([f"  why               {self.inconclusive}"] if self.inconclusive else [])]
+        if self.tested:
+            lines += [
+                f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
+                # a privacy-loss bound is the ε bound: one line states both
+                *([] if result.divergence == "privacy_loss" else [f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"]),
+                f"  epsilon lower bound  {epsilon}" + ("" if claimed is None else f" (claimed {claimed:g})"),
+            ]
+        lines += [f"  {'witness' if self.violated else 'pair':<18}{difference}", f"  {'':<18}{d0}", f"  {'':<18}{d1}"]
+        if self.tested:
+            lines.append(f"  event             {result.event}")
+            if not self.violated and self.power_text():
+                lines.append(f"  power             {self.power_text()}")
+            looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
+            lines.append(
+                f"  draws             {self.draws:,} outputs: "
+                + (f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, " if search else f"one pair fitted on {self.samples:,} per side, ")
+                + f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s"
+            )
+        else:
+            lines.append(f"  draws             {self.draws:,} outputs in {self.seconds.get('total', 0.0):.2f} s, none verified")
+        lines.append(f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}")
         if self.reproduce:
             lines.append(f"  reproduce         {self.reproduce}")
         lines += [f"  note              {note}" for note in self.notes]
@@ -247,52 +274,113 @@ class AuditReport:
              "| trial | round | d0 | d1 | samples per side | estimate − threshold |", "|---:|---:|---|---|---:|---:|", *rows, ""]
         )
 
+    def meaning(self) -> str:
+        """The verdict in one sentence a manager reads first."""
+        confidence = f"confidence {1 - self.beta:g} (a false alarm has probability at most {self.beta:g} for the whole audit)"
+        if self.violated:
+            epsilon = "" if self.epsilon_lower_bound is None else f" Its ε is at least {self.epsilon_lower_bound:.4g}."
+            return f"The claim {self.claim.describe()} is refuted with {confidence}: the mechanism is not as private as claimed.{epsilon}"
+        if self.inconclusive:
+            return (f"This audit could not test the claim {self.claim.describe()}, so it says nothing either way; "
+                    "the table below says why, and what would test it.")
+        return (
+            f"No violation of {self.claim.describe()} was found, and the audit could have found one of the size its "
+            "power states. That is evidence, not a proof of privacy: smaller violations, or ones on other datasets, may remain."
+        )
+
     def to_html(self) -> str:
-        """A self-contained page: verdict, witness (what differs highlighted), power, history."""
+        """A self-contained page: the verdict and what it means, the pair (what differs
+        highlighted), the facts, the two output distributions with the event shaded (1-D), the
+        privacy profile, the search, and a glossary."""
+        epsilon = "none certified" if self.epsilon_lower_bound is None else (
+            f"{self.epsilon_lower_bound:.4g}: with confidence {1 - self.beta:g}, the mechanism's ε"
+            + ("" if not getattr(self.claim, "delta", 0) else f" at δ = {self.claim.delta:g}") + " is at least this"
+        )
+        tested = [
+            ("certified bound", f"{self.verification.divergence} ≥ {self.bound:.6g} (the claim allows {self.threshold:.6g})"),
+            ("ε lower bound", epsilon),
+            ("event", self.verification.event),
+            *([("power", self.power_text())] if self.power_text() else []),
+        ] if self.tested else []
         facts = [
             ("claim", self.claim.describe()),
-            ("certified bound", f"{self.verification.divergence} ≥ {self.bound:.6g} (claim allows {self.threshold:.6g})"),
-            ("ε lower bound", "none certified" if self.epsilon_lower_bound is None else f"{self.epsilon_lower_bound:.4g}"),
+            *([("why inconclusive", self.inconclusive)] if self.inconclusive else []),
+            *tested,
             ("confidence", f"1 − β = {1 - self.beta:g} for the whole audit"),
-            ("event", self.verification.event),
-            ("power", self.power_text() or "—"),
             ("tester / finder", f"{self.tester} / {self.finder}"),
-            ("seed", str(self.seed)),
             ("draws", f"{self.draws:,} outputs in {self.seconds.get('total', 0.0):.2f} s"),
+            ("seed", str(self.seed)),
             ("reproduce", self.reproduce or f"seed={self.seed}"),
             *(("note", note) for note in self.notes),
         ]
         return html_page(
-            f"dpfuzz audit: {self.mechanism}", self.headline(), "#cf222e" if self.violated else "#1a7f37",
+            f"dpfuzz audit: {self.mechanism}", self.headline(), VERDICT_COLOURS[self.verdict],
             "Witness" if self.violated else "Verified pair", self.domain.describe_pair(self.candidate), facts,
-            self.profile_html(), self.history,
+            self.distributions_html() + self.profile_html(), self.history, meaning=self.meaning(),
         )
 
-    def profile_html(self) -> str:
-        """The verified pair's privacy profile and trade-off bound: plot and summary."""
+    def distributions_html(self) -> str:
+        """The two output histograms with the certified event shaded (1-D outputs)."""
+        if not self.distributions:
+            return ""
+        from dpfuzz.output_histograms import histogram_png
+
+        samples = self.distributions["samples"]
+        try:
+            labels = (f"d0 ({samples[0]:,} outputs)", f"d1 ({samples[1]:,} outputs)")
+            image = f'<img alt="output distributions" src="data:image/png;base64,{histogram_png(self.distributions, labels, self.verification.event)}">'
+        except ImportError:
+            return ""
+        shaded = " The shaded outputs form the certified event." if self.distributions.get("in_event") else ""
+        return (
+            "<h2>Outputs of the two datasets</h2><p>The verification outputs of the pair above, as shares of each "
+            f"side's outputs.{shaded} Where one side's line is far above the other's inside the event, the mechanism "
+            "tells the datasets apart.</p>" + image
+        )
+
+    def profile_html(self, gaussian: bool | None = None) -> str:
+        """The verified pair's privacy profile and trade-off bound: plot and summary; the readings
+        that assume a Gaussian trade-off curve only for a Gaussian claim (or when `gaussian`)."""
         if not self.profile:
             return ""
+        from dpfuzz.claims import GaussianDP
         from dpfuzz.profiles import ProfileEstimate
 
+        gaussian = isinstance(self.claim, GaussianDP) if gaussian is None else gaussian
         profile = ProfileEstimate.from_dict(self.profile)
-        text = html.escape(profile.summary())
+        text = html.escape(profile.summary(gaussian=gaussian))
         try:
-            image = f'<img alt="privacy profile and trade-off curve" src="data:image/png;base64,{profile.png_base64()}">'
+            image = f'<img alt="privacy profile and trade-off curve" src="data:image/png;base64,{profile.png_base64(gaussian)}">'
         except ImportError:
             image = "<p>Install <code>dpfuzz[report]</code> (matplotlib) for the plot.</p>"
+        assumption = " The μ readings assume a Gaussian trade-off curve." if gaussian else ""
         return (
-            "<h2>Privacy profile of the verified pair</h2><p>Certified at its own confidence, apart from the "
-            f"verdict, from the verification outputs; the μ readings assume a Gaussian trade-off curve.</p>{image}<pre>{text}</pre>"
+            "<h2>Privacy profile of the verified pair</h2><p>A description of the verification outputs at its own "
+            f"confidence, apart from the verdict.{assumption}</p>{image}<pre>{text}</pre>"
         )
+
+
+GLOSSARY = (
+    ("violated", "the claim is refuted: a certified lower bound exceeds what the claim allows."),
+    ("not refuted", "no violation found, by an audit that could have found one of the size its power states."),
+    ("inconclusive", "the audit could not test the claim (too few outputs for its δ, or a call too slow); it says nothing either way."),
+    ("β, confidence", "β bounds the probability that the whole audit flags a correct mechanism; confidence is 1 − β."),
+    ("ε lower bound", "with confidence 1 − β, the mechanism's ε (at the claim's δ) is at least this."),
+    ("event", "a set of outputs, chosen on other outputs than those it is certified on; its probabilities under the two datasets bound the privacy loss."),
+    ("hockey-stick divergence", "P(S) − e^ε·Q(S) for the event S; an (ε, δ) claim allows at most δ."),
+    ("power", "what this audit would have refuted on its event: violations smaller than that may remain."),
+    ("witness", "the two neighbouring datasets on which the claim is refuted."),
+)
 
 
 def html_page(
     title: str, headline: str, colour: str, pair_heading: str, described_pair: tuple[str, str, str],
-    facts: list[tuple[str, str]], profile_html: str, history: tuple[TrialRecord, ...], score_heading: str = "estimate − threshold",
+    facts: list[tuple[str, str]], sections: str, history: tuple[TrialRecord, ...], score_heading: str = "estimate − threshold",
+    meaning: str = "",
 ) -> str:
-    """A self-contained report page: the headline, a pair (what differs highlighted), a table
-    of facts, the pair's privacy profile (HTML, may be empty) and the search history (each
-    trial's score under `score_heading`)."""
+    """A self-contained report page: the headline and its `meaning`, a pair (what differs
+    highlighted), a table of facts, more `sections` (HTML, may be empty: pictures, the privacy
+    profile), the search history (each trial's score under `score_heading`) and the glossary."""
     escape = html.escape
     difference, d0, d1 = described_pair
     rows = "".join(
@@ -305,16 +393,20 @@ def html_page(
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
         "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;"
         "padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}table{border-collapse:collapse}"
-        ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}</style></head><body>"
+        ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}.meaning{font-size:1.1rem;max-width:60rem}"
+        "dt{font-weight:600;margin-top:.4rem}img{max-width:100%}</style></head><body>"
         f'<h1 style="color:{colour}">{escape(headline)}</h1>'
-        f"<h2>{escape(pair_heading)}</h2>"
+        + (f'<p class="meaning">{escape(meaning)}</p>' if meaning else "")
+        + f"<h2>{escape(pair_heading)}</h2>"
         f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
-        f"<table>{table}</table>{profile_html}"
+        f"<table>{table}</table>{sections}"
         + (
             "<h2>Search</h2><table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
             f"<th>{escape(score_heading)}</th></tr>{rows}</table>" if history else ""
         )
-        + "</body></html>\n"
+        + "<h2>Glossary</h2><dl>"
+        + "".join(f"<dt>{escape(term)}</dt><dd>{escape(text)}</dd>" for term, text in GLOSSARY)
+        + "</dl></body></html>\n"
     )
 
 

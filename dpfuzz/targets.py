@@ -74,11 +74,15 @@ def lookup(target: Any) -> Any:
         raise ConfigError(f"target {target!r} is neither 'package.module:attribute' nor a catalogue entry: {error}") from None
 
 
-def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None) -> Resolved:
+def resolve(
+    target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None, per_call: bool = False,
+) -> Resolved:
     """The mechanism, claim, domain, truth and suited tester of a target.
 
     `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``, ``mu``, ``rho``); `params`
-    the other factory or entry parameters; `claim` and `domain` replace the target's own.
+    the other factory or entry parameters; `claim` and `domain` replace the target's own. With
+    `per_call`, the target is a function releasing one output per call, ``(dataset, rng)``, or a
+    factory returning one, and is wrapped with `dpfuzz.per_call`.
     """
     from dpfuzz.catalogue.entry import CatalogueEntry
     from dpfuzz.claims import claim_from_parameters
@@ -108,6 +112,9 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
         return Resolved(label, value.mechanism, claim or value.claim, domain or value.domain)
     if isinstance(value, Domain) or not callable(value):
         raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
+    if per_call:
+        value = _one_output_per_call(value, label, claimed, params)
+        params = {}
     if is_mechanism(value):
         if params:
             raise ConfigError(f"{label} is a mechanism, not a factory: it takes no parameters, got {sorted(params)}.")
@@ -129,6 +136,31 @@ def resolve(target: Any, *, claimed: dict | None = None, params: dict | None = N
     return Resolved(label, mechanism, claim, domain or Domain())
 
 
+def _one_output_per_call(value, label: str, claimed: dict, params: dict):
+    """`value` (a one-output function, or a factory of one) wrapped with `dpfuzz.per_call`."""
+    from dpfuzz.mechanism import PerCallMechanism, is_mechanism, per_call
+
+    if is_mechanism(value):
+        kind = "a per_call wrapper already" if isinstance(value, PerCallMechanism) else "a mechanism (it takes num_samples)"
+        raise ConfigError(f"{label} is {kind}: name it without per_call.")
+    function = value if _takes_dataset_and_rng(value) else value(**_factory_arguments(value, label, claimed, params))
+    if not _takes_dataset_and_rng(function):
+        raise ConfigError(f"per_call: {label} must be a function (dataset, rng) -> one output, or a factory returning one.")
+    return per_call(function)
+
+
+def _takes_dataset_and_rng(function) -> bool:
+    """Two required positional parameters, the second a generator: one output per call."""
+    from dpfuzz.mechanism import RNG_NAMES
+
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    required = [p for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) == 2 and required[1].name in RNG_NAMES
+
+
 def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict:
     """The claimed parameters the factory accepts, and `params`, all of which it must accept."""
     try:
@@ -147,12 +179,12 @@ def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict
         if parameter.default is parameter.empty and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
     ]
     missing = [name for name in required if name not in arguments]
-    if len(required) == 2 and missing == required and required[1] in ("rng", "generator", "random_state"):
+    if missing == required and _takes_dataset_and_rng(factory):
         name = label.rpartition(":")[2]
         raise ConfigError(
-            f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not a factory. Wrap "
-            f"it where it is defined, e.g. `{name}_mechanism = dpfuzz.per_call({name})`, and name that (a mechanism "
-            "takes (dataset, num_samples, rng))."
+            f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not a factory. Give "
+            f"--per-call (in a campaign config: per_call = true), or wrap it where it is defined, e.g. "
+            f"`{name}_mechanism = dpfuzz.per_call({name})` (a mechanism takes (dataset, num_samples, rng))."
         )
     if missing:
         flags = ", ".join(f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing)

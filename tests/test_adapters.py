@@ -42,8 +42,33 @@ def test_opendp_claims_and_conventions_are_read_from_the_library(dp):
     with pytest.raises(InvalidArgument, match="supports relation"):
         opendp_target(summed >> dp.m.then_laplace(scale=2.0), relation="linf")
     unbounded = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()) >> dp.t.then_count()
-    with pytest.raises(InvalidArgument, match="bounded records"):
+    with pytest.raises(InvalidArgument, match=r"no bounds\. Give bounds=\(L, U\)"):
         opendp_target(unbounded >> dp.m.then_laplace(scale=1.0))
+
+
+def test_opendp_documented_forms_are_audited_on_their_own_conventions(dp):
+    # OpenDP's user guide builds releases three more ways: on a sized domain (only substitution
+    # neighbours: map(1) is ~1e-14, map(2) the claim), clamping inside the pipeline (the bounds
+    # given), and counts over records with no bounds (the domain given). None is a false alarm.
+    from dpfuzz import Domain, Verdict
+    from dpfuzz.adapters.opendp import opendp_target
+
+    sized = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)), size=10)
+    sized_sum = opendp_target(dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0))
+    assert sized_sum.claim.epsilon == pytest.approx(1.0) and "substitute is d_in = 2" in sized_sum.convention
+    assert (sized_sum.domain.min_size, sized_sum.domain.max_size, sized_sum.domain.relation.name) == (10, 10, "substitute")
+    with pytest.raises(InvalidArgument, match="holds exactly 10 records"):
+        opendp_target(dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0), relation="add_remove")
+    space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance())
+    clamped = opendp_target(space >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=10.0),
+                            bounds=(0.0, 10.0), max_size=3)
+    assert clamped.claim.epsilon == pytest.approx(1.0) and (clamped.domain.low, clamped.domain.high) == (0.0, 10.0)
+    counted = opendp_target(dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
+                            >> dp.m.then_laplace(scale=1.0), domain=Domain(low=0, high=5, max_size=4, dtype="int"))
+    assert counted.claim.epsilon == pytest.approx(1.0)
+    for target in (sized_sum, clamped, counted):
+        report = target.audit(seed=0, budget="quick", max_draws=30_000)
+        assert report.verdict is not Verdict.VIOLATED, target.convention
 
 
 def test_a_correct_opendp_release_is_not_flagged_through_both_paths(dp):

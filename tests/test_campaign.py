@@ -40,6 +40,12 @@ def leaky(epsilon):
         return dataset.sum() + rng.laplace(0.0, 0.25 / epsilon, size=num_samples)
     return mechanism
 
+def one_laplace_sum(dataset, rng):
+    return dataset.sum() + rng.laplace(0.0, 0.25)
+
+def laplace_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
 def slow_sum(dataset, num_samples, rng):
     time.sleep(0.1)
     return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
@@ -204,6 +210,17 @@ def test_one_failing_target_does_not_stop_the_campaign(workdir):
     audit_page = workdir / "reports" / "audits" / f"{audit_stem(key)}.html"
     assert f'href="audits/{audit_stem(key)}.html"' in page and audit_page.exists()
     assert "dpfuzz audit NonDPLaplaceMean1" in audit_page.read_text()  # how to rerun this audit alone
+    assert '<a href="../run-1.html">← campaign run 1</a>' in audit_page.read_text()  # and the way back
+
+
+def test_compare_lists_verdict_changes_not_bounds_that_moved():
+    # Libraries draw their own randomness: the same audit certifies a different ε each night.
+    row = {"target": "t", "params": {}, "finder": "random", "seed": 0, "outcome": "caught", "epsilon_lower_bound": 1.21}
+    moved, missed = {**row, "epsilon_lower_bound": 1.34}, {**row, "outcome": "missed", "epsilon_lower_bound": None}
+    gone = {**row, "target": "u"}
+    assert compare([row], [moved]) == []
+    assert [change["after"]["outcome"] for change in compare([row], [missed])] == ["missed"]
+    assert [(change["before"], change["after"]) for change in compare([gone], [])] == [(gone, None)]
 
 
 def test_compare_says_when_nothing_changed(workdir):
@@ -234,6 +251,7 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
         runs = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     assert runs == 1 and len(rows) == 8 and len({key for key, _ in rows}) == 8
     assert set(finished_before) <= set(rows)  # the audits finished before the kill were kept, not re-run
+    assert "run 1 finished: 8 not refuted (" in resumed.stdout  # the tally counts the stored audits too
 
 
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
@@ -248,7 +266,7 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
-    assert f"dpfuzz campaign run --resume --results {results}" in stderr.replace("\n", "")
+    assert f"dpfuzz campaign run {command[5]} --resume --results {results}" in stderr.replace("\n", "")
     resumed = subprocess.run([*command, "--resume"], cwd=workdir, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0 and len(_finished_rows(results / "results.db")) == 8
 
@@ -315,7 +333,7 @@ def test_html_report_renders_in_a_headless_browser(workdir):
         capture_output=True, text=True, timeout=120,
     )
     dom = result.stdout
-    assert 'data-plots-rendered="2/2"' in dom, dom[-2000:] + result.stderr[-2000:]
+    assert 'data-plots-rendered="1/1"' in dom, dom[-2000:] + result.stderr[-2000:]
     assert 'data-errors="0"' in dom
     console_errors = [line for line in result.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
     assert console_errors == []
@@ -352,3 +370,55 @@ def test_the_epsilon_plot_names_a_missed_bug_before_the_correct_audits_it_would_
     _label_points(axis, crowd + [missed, alone])
     assert [text.get_text() for text in axis.texts] == ["Leaky", "Far"]
     plt.close(figure)
+
+
+def test_a_results_database_never_runs_code_no_config_names(workdir, capsys):
+    # A stored run that names user code resumes only with a config the user gives: an edited
+    # database cannot make a resume import anything.
+    path = _config(workdir, 'trials = 2\nsamples = 1000\n[[target]]\nmechanism = "user_mechanisms:slow_sum"\n'
+                            'claim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n')
+    results = workdir / "results"
+    store = ResultsStore(results / "results.db")
+    store.new_run(load_config(path).to_dict())  # validating the config imported the module: forget it
+    sys.modules.pop("user_mechanisms", None)
+    assert main(["campaign", "run", "--resume", "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert "names code to import (user_mechanisms:slow_sum)" in err and "user_mechanisms" not in sys.modules
+    assert main(["campaign", "run", str(path), "--resume", "--results", str(results), "--no-report"]) == 0
+
+
+def test_inconclusive_audits_fail_the_run_unless_the_config_allows_them(workdir):
+    # (1, 1e-6) needs ~27 million outputs per side to test its δ: inconclusive at this budget
+    text = ('trials = 2\nsamples = 2000\nverify_samples = 20000\n[[target]]\nmechanism = "user_mechanisms:laplace_sum"\n'
+            'claim = { type = "ApproxDP", epsilon = 1.0, delta = 1e-6 }\ndomain = { max_size = 3 }\n')
+    store = ResultsStore(workdir / "results.db")
+    for allow, failing_count in (("", 1), ("allow_inconclusive = true\n", 0)):
+        run_id = run_campaign(load_config(_config(workdir, allow + text)), store)
+        (summary,) = store.summaries(run_id)
+        assert summary["outcome"] == "inconclusive" and "δ = 1e-06 is too small to test" in summary["inconclusive"]
+        _, failing = write_reports(store, run_id, workdir / "reports")
+        assert len(failing) == failing_count
+
+
+def test_report_pages_escape_every_user_string(workdir):
+    hostile = "<img src=x onerror=alert(1)>"
+    text = (f'trials = 2\nsamples = 1000\nverify_samples = 2000\n[[target]]\nname = "{hostile}"\n'
+            'mechanism = "user_mechanisms:laplace_sum"\nclaim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n')
+    store = ResultsStore(workdir / "results.db")
+    run_id = run_campaign(load_config(_config(workdir, text)), store)
+    paths, _ = write_reports(store, run_id, workdir / "reports")
+    pages = [paths[1], *(workdir / "reports" / "audits").glob("*.html")]
+    assert len(pages) == 2 and "&lt;img src=x onerror=alert(1)&gt;" in paths[1].read_text()
+    for page in pages:
+        assert hostile not in page.read_text()
+
+
+def test_a_config_names_a_one_output_function_with_per_call(workdir):
+    text = ('trials = 2\nsamples = 1000\nverify_samples = 2000\n[[target]]\nmechanism = "user_mechanisms:one_laplace_sum"\n'
+            'per_call = true\nclaim = { type = "PureDP", epsilon = 1.0 }\ndomain = { max_size = 3 }\n')
+    store = ResultsStore(workdir / "results.db")
+    run_id = run_campaign(load_config(_config(workdir, text)), store)
+    (summary,) = store.summaries(run_id)
+    assert summary["outcome"] == "refuted"  # Laplace(0.25) is 4-DP
+    (report,) = store.reports(run_id).values()
+    assert "--per-call" in report["reproduce"]

@@ -37,6 +37,8 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
         "    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)\n"
         "def one_draw(dataset, rng):\n"
         "    return dataset.sum() + rng.laplace(0.0, 1.0)\n"
+        "def make_one_draw(epsilon):\n"
+        "    return lambda dataset, rng: dataset.sum() + rng.laplace(0.0, 0.25 / epsilon)\n"
     )
     monkeypatch.chdir(tmp_path)
     # a refuted claim of one's own code fails the job, unless --exit-zero; --fail-on-violation,
@@ -45,11 +47,22 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
     assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--exit-zero", *FAST]) == 0
     assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--fail-on-violation", *FAST]) == 1
     assert "--fail-on-violation is the default since 0.3.0" in capsys.readouterr().err
-    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", *FAST]) == 0
-    assert "not refuted: no violation of (1, 1e-06)-DP" in capsys.readouterr().out
-    # a one-draw function is a mechanism to wrap, not a factory missing (dataset, rng)
+    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", *FAST]) == 0
+    assert "not refuted: no violation of 1-DP" in capsys.readouterr().out
+    # δ = 1e-6 is beyond 100,000 verification outputs per side: inconclusive, which fails unless allowed
+    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", *FAST]) == 1
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE: this audit could not test direct against (1, 1e-06)-DP" in out and "verify_samples >= " in out
+    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", "--allow-inconclusive", *FAST]) == 0
+    # a one-draw function is a mechanism to wrap, not a factory missing (dataset, rng): --per-call wraps it
     assert main(["audit", "my_mechanisms:one_draw", "--epsilon", "1.0", *FAST]) == 2
-    assert "one_draw_mechanism = dpfuzz.per_call(one_draw)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Give --per-call" in err and "one_draw_mechanism = dpfuzz.per_call(one_draw)" in err
+    assert main(["audit", "my_mechanisms:one_draw", "--epsilon", "1.0", "--per-call", "--max-draws", "3e4", *FAST]) == 0
+    assert "not refuted: no violation of 1-DP found for one_draw" in capsys.readouterr().out
+    assert main(["audit", "my_mechanisms:make_one_draw", "--epsilon", "1.0", "--per-call", "--max-draws", "3e4", *FAST]) == 1
+    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--per-call", *FAST]) == 2
+    assert "is a mechanism (it takes num_samples): name it without per_call" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -183,3 +196,12 @@ def test_console_script_is_installed():
     assert json.loads(result.stdout)
     module = subprocess.run([sys.executable, "-m", "dpfuzz.cli", "catalog"], capture_output=True, text=True)
     assert module.returncode == 0
+
+
+def test_estimate_takes_the_domain_options_audit_takes(tmp_path):
+    path = tmp_path / "estimate.json"
+    assert main(["estimate", "Laplace", "--max-size", "2", "--low", "-1", "--max-draws", "2e5", "--seed", "0", "--json", str(path)]) == 0
+    domain = json.loads(path.read_text())["report"]["domain"]
+    assert (domain["max_size"], domain["low"]) == (2, -1.0)
+    pair = json.loads(path.read_text())["pair"]
+    assert max(len(pair["d0"]), len(pair["d1"])) <= 2

@@ -65,7 +65,7 @@ def test_buggy_fails_with_an_explanation_and_correct_passes(suite):
             '*reproduce  seed=*; pytest "test_suite.py::test_leaky" --dpfuzz-seed=0*',
             "*dpfuzz audits*",
             "VIOLATED test_suite.py::test_leaky*",
-            "*3 audits, 1 violated; total false-alarm budget 0.15*",
+            "*3 audits, 1 violated, 0 inconclusive; total false-alarm budget 0.15*",
         ]
     )
     assert "dpfuzz: session seed 0, budget quick, beta 0.05 per audit" in result.stdout.str()
@@ -102,7 +102,7 @@ def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_
     xml = tmp_path / "junit.xml"
     result = suite.runpytest("-p", "no:cacheprovider", "-n", "2", f"--junitxml={xml}")
     result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(["*dpfuzz audits*", "*3 audits, 1 violated; total false-alarm budget 0.15*"])
+    result.stdout.fnmatch_lines(["*dpfuzz audits*", "*3 audits, 1 violated, 0 inconclusive; total false-alarm budget 0.15*"])
     assert "VIOLATED test_suite.py::test_leaky  leaky_sum: 1-DP" in result.stdout.str()
     properties = ElementTree.parse(xml).iter("property")
     recorded = {record["test"]: record for record in (json.loads(p.get("value")) for p in properties if p.get("name") == "dpfuzz_audit")}
@@ -118,12 +118,14 @@ def test_options_and_markers_change_what_runs(suite, tmp_path):
     )
     result.assert_outcomes(passed=2)
     written = {json.loads(path.read_text())["test"]: json.loads(path.read_text()) for path in reports.glob("*.json")}
-    assert len(list(reports.glob("*.html"))) == 2
+    assert len(list(reports.glob("test_*.html"))) == 2
     correct, marked = written["test_suite.py::test_correct"], written["test_suite.py::test_marked"]
     # settings["trials"]: the setting; "trials": the pairs tried (more for 1-D outputs, docs/decisions/0017)
     assert (correct["settings"]["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
     assert (marked["settings"]["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
-    result.stdout.fnmatch_lines(["*2 audits, 0 violated; total false-alarm budget 0.02*"])
+    index = (reports / "index.html").read_text()  # one page links every audit's report
+    assert all(f'href="{page.name}"' in index for page in reports.glob("test_*.html")) and "test_suite.py::test_marked" in index
+    result.stdout.fnmatch_lines(["*2 audits, 0 violated, 0 inconclusive; total false-alarm budget 0.02*"])
 
 
 def test_dp_tests_can_be_deselected(suite):
@@ -221,11 +223,11 @@ def test_capped(dp_audit):
 
 def test_the_marker_takes_every_audit_setting_but_the_seed():
     # The plugin keeps its own list (it imports no dpfuzz module at start-up); the README
-    # promises "any AuditSettings field but the seed, and budget".
+    # promises "any AuditSettings field but the seed, budget and inconclusive".
     from dpfuzz.pytest_plugin import _OVERRIDABLE
     from dpfuzz.settings import FIELDS
 
-    assert sorted(_OVERRIDABLE) == sorted({*FIELDS, "budget"} - {"seed"})
+    assert sorted(_OVERRIDABLE) == sorted({*FIELDS, "budget", "inconclusive"} - {"seed"})
 
 
 def test_marker_settings_added_later_reach_the_audit(pytester):
@@ -250,3 +252,51 @@ def test_float_arithmetic(dp_audit):  # textbook Laplace noise leaks through its
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     assert "noisy_sum violates 1-DP" in result.stdout.str() and "tester hockey_stick+float_bits" in result.stdout.str()
+
+
+GAUSSIAN_FILE = """
+import math
+import pytest
+from dpfuzz import ApproxDP, Domain
+
+DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=5)
+SIGMA = math.sqrt(2 * math.log(1.25 / 1e-5))  # the classic Gaussian mechanism's noise for (1, 1e-5)
+
+def gaussian_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.normal(0.0, SIGMA, size=num_samples)
+
+def test_gaussian(dp_audit):
+    dp_audit(gaussian_sum, ApproxDP(1.0, 1e-5), DOMAIN)
+
+@pytest.mark.dpfuzz(inconclusive="skip")
+def test_gaussian_may_skip(dp_audit):
+    dp_audit(gaussian_sum, ApproxDP(1.0, 1e-5), DOMAIN)
+
+@pytest.mark.dpfuzz(inconclusive="ignore")
+def test_bad_choice(dp_audit):
+    dp_audit(gaussian_sum, ApproxDP(1.0, 1e-5), DOMAIN)
+"""
+
+
+def test_an_audit_that_could_not_test_its_claim_is_never_ok(pytester):
+    # 100,000 verification outputs per side (the quick budget) cannot see a failure of
+    # probability 2δ = 2e-5: the audit is inconclusive, and its test fails unless asked to skip.
+    pytester.makepyfile(test_gaussian=GAUSSIAN_FILE)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2, skipped=1)
+    result.stdout.fnmatch_lines([
+        "*dpfuzz: gaussian_sum against (1, 1e-05)-DP: inconclusive*",
+        "*why        δ = 1e-05 is too small to test with 100,000 verification outputs per side*verify_samples >= *",
+        '*--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"), skips instead*',
+        "INCONCLUSIVE test_gaussian.py::test_gaussian *",
+        "*2 audits, 0 violated, 2 inconclusive*",
+    ])
+    assert "inconclusive must be one of 'fail', 'skip'" in result.stdout.str()
+    skipped = pytester.runpytest("-p", "no:cacheprovider", "--dpfuzz-inconclusive=skip", "-k", "not bad_choice")
+    skipped.assert_outcomes(skipped=2)
+
+
+def test_the_summary_states_what_each_passing_audit_could_have_detected(suite):
+    result = suite.runpytest("-p", "no:cacheprovider", "-k", "correct")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["ok * test_suite.py::test_correct *", "*power: * verification outputs per side would have refuted*"])

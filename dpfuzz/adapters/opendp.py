@@ -9,6 +9,10 @@ OpenDP states its guarantee as a privacy map, ``measurement.map(d_in)``, in its 
   sensitivity for a scalar, k·sensitivity (ℓ1) or √k·sensitivity (ℓ2) for k answers.
 The claim is read at the d_in of the relation audited; auditing substitution on a
 ``SymmetricDistance`` measurement is an explicit ``relation="substitute"``, which reads map(2).
+A sized input domain (``vector_domain(..., size=n)``) has only substitution neighbours: its
+datasets hold n records and the claim is map(2). Records' bounds come from the input domain, or
+from `bounds` when the pipeline clamps inside (``then_clamp``); a release that needs no bounds
+(a count) is audited on the `domain` given.
 Output measures: ``MaxDivergence`` → ε-DP, ``ZeroConcentratedDivergence`` → ρ-zCDP,
 ``SmoothedMaxDivergence`` (a privacy profile) → (ε(δ), δ)-DP at `delta`, and
 ``Approximate(MaxDivergence)`` → (ε, δ)-DP.
@@ -38,24 +42,31 @@ ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
 def opendp_target(
     measurement, *, relation: str | None = None, max_size: int = 10, answers: int = 1, sensitivity: float = 1.0,
     delta: float = 1e-6, transformation=None, noise=None, name: str | None = None,
+    bounds: tuple[float, float] | None = None, domain: Domain | None = None,
 ) -> LibraryTarget:
     """An audit target from an OpenDP `measurement` (see the module docstring).
 
     `relation` defaults to the measurement's own convention (add/remove for
-    ``SymmetricDistance``); `max_size` bounds dataset sizes; `answers` and `sensitivity` shape
-    query-answer inputs; `transformation` and `noise` give the fast path. `name` is what reports
-    call it (default: the measurement's output measure and input domain, as OpenDP prints them).
+    ``SymmetricDistance``, substitution on a sized domain); `max_size` bounds dataset sizes;
+    `bounds` gives the records' range when the pipeline clamps inside; `domain` replaces the
+    domain dpfuzz reads from the measurement (its relation included); `answers` and
+    `sensitivity` shape query-answer inputs; `transformation` and `noise` give the fast path.
+    `name` is what reports call it (default: the measurement's output measure and input domain,
+    as OpenDP prints them).
     """
     metric = _name(measurement.input_metric)
     if metric in RECORD_METRICS:
         allowed = RECORD_METRICS[metric]
-        relation = relation or next(iter(allowed))
-        if relation not in allowed:
-            raise InvalidArgument(f"OpenDP's {metric} supports relation {sorted(allowed)}, got {relation!r}.")
+        size = getattr(measurement.input_domain, "size", None)
+        relation = (domain.relation.name if domain is not None else relation) or ("substitute" if size else next(iter(allowed)))
+        if relation not in allowed or (size and relation != "substitute"):
+            sized = f" (its input domain holds exactly {size} records)" if size else ""
+            raise InvalidArgument(f"OpenDP's {metric}{sized} supports relation {sorted(allowed) if not size else ['substitute']}, got {relation!r}.")
         d_in = allowed[relation]
-        low, high = _bounds(measurement.input_domain)
-        domain = Domain(low=low, high=high, min_size=0, max_size=max_size, relation=relation,
-                        dtype="int" if _is_integer(measurement.input_domain) else "float")
+        if domain is None:
+            low, high = bounds if bounds is not None else _bounds(measurement.input_domain)
+            domain = Domain(low=low, high=high, min_size=size or 0, max_size=size or max_size, relation=relation,
+                            dtype="int" if _is_integer(measurement.input_domain) else "float")
         convention = f"{metric}: {relation} is d_in = {d_in}"
     elif metric.startswith(ANSWER_METRICS):
         if relation not in (None, "linf"):
@@ -117,8 +128,9 @@ def _bounds(domain) -> tuple[float, float]:
     element = getattr(domain, "element_domain", None)
     bounds = getattr(element, "bounds", None) if element is not None else None
     if bounds is None:
-        raise InvalidArgument(f"dpfuzz needs bounded records: the measurement's input domain {domain} has no bounds; "
-                              "clamp first (dp.t.then_clamp) or start from atom_domain(bounds=(L, U)).")
+        raise InvalidArgument(f"dpfuzz needs the records' range: the measurement's input domain {domain} has no bounds. "
+                              "Give bounds=(L, U) (the range your pipeline clamps to, e.g. with dp.t.then_clamp), or "
+                              "domain=dpfuzz.Domain(...) for a release that needs none (a count).")
     return float(bounds[0]), float(bounds[1])
 
 

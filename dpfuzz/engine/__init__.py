@@ -13,6 +13,7 @@ search, certification, the policy values and the stop reasons.
 | `certification` | the chosen pair's event on fresh outputs, look by look |
 | `schedule` | the arithmetic of racing rounds and of the looks' β |
 | `stops` | `StopReason`: why a stage ended before its plan |
+| `verdict` | `Verdict`: violated, not refuted (with power) or inconclusive, and when a claim was not tested |
 | `sizes` | an estimate's split of its draws between fitting, searching and certifying |
 | `timing` | a timed estimate: the mechanism's pace, pilots, the plan for the time left, `Deadline` |
 
@@ -32,6 +33,7 @@ _EXPORTS = {
     "Probe": "dpfuzz.engine.probe",
     "Stop": "dpfuzz.engine.stops",
     "StopReason": "dpfuzz.engine.stops",
+    "Verdict": "dpfuzz.engine.verdict",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -26,7 +26,7 @@ from dpfuzz.engine.run import Run
 from dpfuzz.engine.schedule import Look, verification_looks
 from dpfuzz.engine.search import Candidate
 from dpfuzz.engine.stops import StopReason
-from dpfuzz.errors import InvalidArgument, MechanismError
+from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.finders import BaseFinder
 from dpfuzz.mechanism import chunk_rows
 from dpfuzz.testers import Tester, TestResult
@@ -40,6 +40,7 @@ class Verification:
     pair: DatasetPair  # oriented as `result` certified it: P = d0's outputs
     looks: list = field(default_factory=list)  # (samples per side, beta_j, bound, violated)
     samples: tuple = ()  # the fresh outputs of P and Q the last look counted
+    event: object = None  # the certified event (the tester's object), as `result.event` describes it
 
 
 class FreshOutputs:
@@ -137,21 +138,14 @@ class FreshOutputs:
 
 
 def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
-    """Samples guidance: fail before the search when no outcome could refute the claim, and note
-    a δ too small to test at this budget."""
+    """Samples guidance: fail before the search when no outcome could refute the claim (a δ too
+    small to test makes the verdict inconclusive instead, `engine.verdict`)."""
     claim, budget = run.claim, run.budget
     floor = 0 if budget.deadline is None else run.policy.deadline_floor  # what the clock leaves verification
     largest = int(min(plan.verify_samples, max(budget.remaining() // 2, floor)))
     beta = plan.beta / plan.directions  # what one direction's certificate gets
     best = tester.max_certifiable(claim, largest, beta)
     threshold = tester.threshold(claim)
-    delta = getattr(claim, "delta", 0.0)
-    if 0 < delta and delta * largest < 3:
-        run.note(
-            f"δ = {delta:g} is below 3/n for the n = {largest:,} verification outputs per dataset: this audit "
-            f"refutes only violations far above δ. A mechanism that fails with probability just above δ "
-            f"needs about {round(3.7 / delta):,} outputs per dataset to be caught."
-        )
     if best is None or best > threshold:
         return
     needed = largest
@@ -225,7 +219,7 @@ def verify(
                 f"{ended} outputs per side (its event chosen for {size:,}).")
             run.stop(StopReason.VERIFICATION_CLOCK, text)
             if fresh.count == 0:
-                raise MechanismError(
+                raise MechanismTooSlow(
                     f"max_seconds={budget.max_seconds:g} ended verification before its first fresh output: a call of the "
                     f"mechanism ran past the deadline (it drew {budget.rate:,.0f} outputs per second before). Give a larger "
                     "max_seconds, or find why one call takes this long."
@@ -254,6 +248,7 @@ def _certify_look(run: Run, fresh: FreshOutputs, pair: DatasetPair, look: Look, 
         result = replace(result, details={**result.details, "other_direction": results[1 - direction].to_dict()})
     verification = verification or Verification(result, pair)
     verification.result, verification.samples = result, fresh.kept()[:: -1 if direction else 1]
+    verification.event = fresh.events[direction]
     verification.pair = pair.swapped() if direction else pair
     verification.looks.append({"samples": fresh.count, "beta": look.beta, "bound": result.bound, "violated": result.violated})
     return verification

@@ -11,6 +11,7 @@ flagged with probability at most β for the whole run (docs/statistics.md).
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -20,11 +21,12 @@ from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.probe import Probe
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.search import search
+from dpfuzz.engine.verdict import inconclusive_reason
 from dpfuzz.finders import make_finder
 from dpfuzz.mechanism import mechanism_name
 from dpfuzz.report import AuditReport, environment_versions
 from dpfuzz.settings import AuditSettings
-from dpfuzz.testers import Tester
+from dpfuzz.testers import Tester, TestResult
 
 
 def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe) -> AuditReport:
@@ -50,6 +52,7 @@ def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSett
 def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder, probed: Probe, verification, seconds: dict) -> AuditReport:
     """The `AuditReport` of a finished run."""
     result, candidate = verification.result, verification.pair
+    power = None if result.violated else tester.detectable(result)
     return AuditReport(
         violated=result.violated,
         claim=run.claim,
@@ -71,7 +74,8 @@ def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder
         draws=run.budget.used,
         draw_rate=run.budget.rate,
         looks=tuple(verification.looks),
-        power=None if result.violated else tester.detectable(result),
+        power=power,
+        inconclusive=None if result.violated else inconclusive_reason(tester, result, run.policy.delta_power_factor),
         reproducible=probed.reproducible and run.budget.deadline is None,
         notes=tuple(run.notes),
         stops=tuple(run.stops),
@@ -79,7 +83,41 @@ def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder
         versions=environment_versions(),
         finder_details=finder.details(),
         profile=profile(run, verification.samples, plan.beta),
+        distributions=distributions(run, tester, verification),
     )
+
+
+def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditReport:
+    """The inconclusive `AuditReport` of a run a slow call ended before it certified anything:
+    `reason` names the call; the pair is the relation's first classic pair, and no bound."""
+    pair = run.domain.relation.classic_pairs(run.domain)[0]
+    named = settings.to_dict()
+    nothing = TestResult(str(named["tester"]), run.claim, "none", math.nan, math.nan, None, math.nan, 0.0, "none (no outputs to test)", (0, 0))
+    return AuditReport(
+        violated=False, claim=run.claim, beta=settings.beta, epsilon_lower_bound=None, witness=None, candidate=pair,
+        verification=nothing, history=tuple(run.history), mechanism=mechanism_name(run.mechanism), domain=run.domain,
+        tester=str(named["tester"]), finder=str(named["finder"]), seed=run.seed, trials=len({record.trial for record in run.history}),
+        samples=settings.samples, verify_samples=settings.verification_samples, settings={**named, "seed": run.seed},
+        draws=run.budget.used, draw_rate=run.budget.rate, inconclusive=reason, reproducible=False, notes=tuple(run.notes),
+        stops=tuple(run.stops), seconds={"total": time.perf_counter() - run.budget.started}, versions=environment_versions(),
+    )
+
+
+def distributions(run: Run, tester: Tester, verification) -> dict | None:
+    """Histograms of the verified pair's 1-D verification outputs, and where the certified event
+    holds (`dpfuzz.output_histograms`; testers that certify from counts), for the report's picture."""
+    samples = verification.samples
+    if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < run.policy.profile_min_samples:
+        return None
+    from dpfuzz.output_histograms import output_histograms
+
+    shape = samples[0].shape[1:]
+    event = verification.event
+
+    def in_event(values: np.ndarray) -> np.ndarray:
+        return np.array([tester.in_event(event, value.reshape(1, *shape)) > 0 for value in values])
+
+    return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if tester.counts_events and event is not None else None)
 
 
 def profile(run: Run, samples: tuple, beta: float) -> dict | None:

@@ -37,6 +37,10 @@ class AuditPolicy:
     """Wall-clock limit of an audit given neither `max_draws` nor `max_seconds` whose planned draws
     would take longer at the probe's pace: a slow release gets a bounded audit that says so, done
     within two minutes (110 s + 5%, the hard bound's margin) (0019)."""
+    delta_power_factor: float = 2.0
+    """An (ε, δ) audit that does not refute its claim passes only if it would have refuted a
+    release failing with probability `delta_power_factor` · δ; otherwise it is inconclusive. A
+    violation of the claim's own size: a smaller factor asks for more outputs (0020)."""
     min_start: int = 200
     """Fewest outputs per side of a racing round's first samples (0010)."""
     start_divisor: int = 8
@@ -73,6 +77,7 @@ class AuditPolicy:
             raise InvalidArgument(f"racing_fill must be True or False, got {self.racing_fill!r}.")
         check_number("deadline_pace_share", self.deadline_pace_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
         check_number("slow_max_seconds", self.slow_max_seconds, minimum=0.0, exclusive_minimum=True)
+        check_number("delta_power_factor", self.delta_power_factor, minimum=1.0, exclusive_minimum=True)
         check_number("probe_time_share", self.probe_time_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
 
     @property

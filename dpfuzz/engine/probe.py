@@ -12,7 +12,8 @@ import numpy as np
 from dpfuzz.datasets import format_dataset
 from dpfuzz.engine.budget import OutOfTime
 from dpfuzz.engine.run import Run
-from dpfuzz.errors import InvalidArgument
+from dpfuzz.errors import MechanismTooSlow
+from dpfuzz.mechanism import mechanism_name
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,10 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     try:
         first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
     except OutOfTime:
-        raise InvalidArgument(
-            f"max_seconds={run.budget.max_seconds:g} ended before the mechanism returned {count} outputs on dataset "
-            f"{format_dataset(dataset)} (a call was still running at the deadline): give a larger max_seconds, or "
-            "call_timeout to stop at a call that takes too long."
+        raise MechanismTooSlow(
+            f"mechanism {mechanism_name(run.mechanism)!r} on dataset {format_dataset(dataset)} with num_samples={count}: "
+            f"the call was still running when max_seconds={run.budget.max_seconds:g} ended. Give a larger max_seconds, "
+            "or a call_timeout to stop at one call that takes too long."
         ) from None
     reproducible = bool(np.array_equal(first, again))
     if not reproducible:
@@ -52,7 +53,7 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     try:
         samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
     except OutOfTime:
-        raise InvalidArgument(
+        raise MechanismTooSlow(
             f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were drawn (the mechanism "
             f"drew {budget.used:,} outputs in {budget.drawing_seconds:.1f} s): give a larger max_seconds."
         ) from None
