@@ -90,7 +90,17 @@ def compare(before: list[dict], after: list[dict]) -> list[dict]:
 
 def _eps(summary: dict | None) -> str:
     value = None if summary is None else summary.get("epsilon_lower_bound")
-    return "—" if value is None else f"{value:.3g}"
+    return "—" if value is None else epsilon_text(value, summary.get("claimed_epsilon"))
+
+
+def epsilon_text(value: float, claimed: float | None = None) -> str:
+    """`value` to 3 significant digits, or as many more (up to 6) as tell it from the claimed ε:
+    a refutation of ε = 1 reads "ε ≥ 1.004", never "ε ≥ 1"."""
+    for digits in range(3, 7):
+        text = f"{value:.{digits}g}"
+        if claimed is None or value == claimed or text != f"{claimed:.{digits}g}":
+            return text
+    return text
 
 
 def ordered(summaries: list[dict]) -> list[dict]:

@@ -138,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
-    output.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when the claim is refuted")
+    output.add_argument("--exit-zero", action="store_true", help="exit with status 0 whatever the verdict")
     output.add_argument("--allow-inconclusive", action="store_true", help="exit with status 0 when the audit could not test the claim")
     output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default
     run.set_defaults(run=_audit_command)
@@ -226,15 +226,32 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     if console.is_terminal:
         with console.status("probing the mechanism") as status:
             report = audit(target.mechanism, target.claim, target.domain, settings, progress=status.update)
-    else:
-        report = audit(target.mechanism, target.claim, target.domain, settings)
+    else:  # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows it is alive
+        report = audit(target.mechanism, target.claim, target.domain, settings, progress=_every(PROGRESS_SECONDS, console))
     report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
-    style = "bold red" if report.violated else "bold green"
+    style = {"violated": "bold red", "inconclusive": "bold yellow"}.get(report.verdict.value, "bold green")
     first, *rest = report.summary().splitlines()
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
     _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
     return int(outcome(target.truth, report.verdict) in failing(args.allow_inconclusive) and not args.exit_zero)
+
+
+PROGRESS_SECONDS = 15.0
+
+
+def _every(seconds: float, console):
+    """A progress callback that prints at most one line per `seconds` (the first after `seconds`)."""
+    import time
+
+    last = [time.perf_counter()]
+
+    def show(text: str) -> None:
+        if time.perf_counter() - last[0] >= seconds:
+            last[0] = time.perf_counter()
+            console.print(f"  … {text}", markup=False, highlight=False)
+
+    return show
 
 
 def _write_reports(console, reports) -> None:
@@ -462,7 +479,9 @@ class _Progress:
         epsilon, claimed = summary.get("epsilon_lower_bound"), summary.get("claimed_epsilon")
         text = f"{summary['target']}: {summary['outcome']}"
         if epsilon is not None:
-            text += f", ε ≥ {epsilon:.3g}" + ("" if claimed is None else f" (claim {claimed:.3g})")
+            from dpfuzz.campaign_report import epsilon_text
+
+            text += f", ε ≥ {epsilon_text(epsilon, claimed)}" + ("" if claimed is None else f" (claim {claimed:.3g})")
         if summary.get("error"):
             text += f": {summary['error']}"
         if self.bar is not None:

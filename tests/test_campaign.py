@@ -422,3 +422,9 @@ def test_a_config_names_a_one_output_function_with_per_call(workdir):
     assert summary["outcome"] == "refuted"  # Laplace(0.25) is 4-DP
     (report,) = store.reports(run_id).values()
     assert "--per-call" in report["reproduce"]
+
+
+def test_a_refutation_never_reads_as_the_claim_itself():
+    from dpfuzz.campaign_report import epsilon_text
+
+    assert [epsilon_text(1.0041, 1.0), epsilon_text(1.18, 1.0), epsilon_text(0.2, 1.0), epsilon_text(5.341, None)] == ["1.004", "1.18", "0.2", "5.34"]

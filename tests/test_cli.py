@@ -205,3 +205,17 @@ def test_estimate_takes_the_domain_options_audit_takes(tmp_path):
     assert (domain["max_size"], domain["low"]) == (2, -1.0)
     pair = json.loads(path.read_text())["pair"]
     assert max(len(pair["d0"]), len(pair["d1"])) <= 2
+
+
+def test_a_log_gets_a_progress_line_at_most_every_interval():
+    import io
+
+    from rich.console import Console
+
+    from dpfuzz.cli import _every
+
+    out = io.StringIO()
+    show, quiet = _every(0.0, Console(file=out)), _every(3600.0, Console(file=out))
+    show("search: trial 1 of 10")
+    quiet("search: trial 2 of 10")
+    assert out.getvalue() == "  … search: trial 1 of 10\n"

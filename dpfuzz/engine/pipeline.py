@@ -27,6 +27,7 @@ from dpfuzz.mechanism import mechanism_name
 from dpfuzz.report import AuditReport, environment_versions
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import Tester, TestResult
+from dpfuzz.testers.events import ScoreEvent
 
 
 def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe) -> AuditReport:
@@ -105,7 +106,7 @@ def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditRepo
 
 def distributions(run: Run, tester: Tester, verification) -> dict | None:
     """Histograms of the verified pair's 1-D verification outputs, and where the certified event
-    holds (`dpfuzz.output_histograms`; testers that certify from counts), for the report's picture."""
+    holds (`dpfuzz.output_histograms`; events certified from counts), for the report's picture."""
     samples = verification.samples
     if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < run.policy.profile_min_samples:
         return None
@@ -117,7 +118,8 @@ def distributions(run: Run, tester: Tester, verification) -> dict | None:
     def in_event(values: np.ndarray) -> np.ndarray:
         return np.array([tester.in_event(event, value.reshape(1, *shape)) > 0 for value in values])
 
-    return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if tester.counts_events and event is not None else None)
+    counted = tester.counts_events and isinstance(event, ScoreEvent)  # as `FreshOutputs` counts them
+    return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if counted else None)
 
 
 def profile(run: Run, samples: tuple, beta: float) -> dict | None:
