@@ -1,7 +1,6 @@
 """The catalogue of correct and buggy mechanisms, each with its claim and ground truth.
 
-Imported as ``dpfuzz.catalogue`` (this folder is installed there), so a user's own module
-called ``mechanisms`` never shadows it; entries are addressed by their bare names.
+Entries are addressed by their bare names.
 
 >>> from dpfuzz.catalogue import catalogue, entry
 >>> [item.name for item in catalogue(satisfies=False)]  # doctest: +SKIP
