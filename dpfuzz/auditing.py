@@ -13,7 +13,7 @@
 
 **False alarms.** Only verification can report a violation, and it never sees the samples its
 event was chosen on; its looks and directions share β, so a correct mechanism is flagged with
-probability at most β for the whole audit (docs/statistics.md).
+probability at most β for the whole audit (docs/explanation/statistics.md).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     args.argv = argv
     from rich.console import Console
     from rich.markup import escape
@@ -90,7 +90,8 @@ class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default in (None, []) else super()._get_help_string(action)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The `dpfuzz` command line (the docs site prints its help from it)."""
     formatter = _DefaultsFormatter
     parser = argparse.ArgumentParser(
         prog="dpfuzz",

@@ -49,6 +49,8 @@ class Domain:
         default 1).
     sensitivity : linf: how far each answer may move between neighbours (default 1).
 
+    Notes
+    -----
     After construction `relation` is the `Relation` object, and `distance` and `sensitivity`
     hold its parameter (1 and None for the multiset relations, 1 and s for linf).
     """

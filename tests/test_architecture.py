@@ -1,4 +1,4 @@
-"""The house rules of docs/architecture.md, checked on the source: no import circle, no private
+"""The house rules of docs/explanation/architecture.md, checked on the source: no import circle, no private
 name imported across modules, the engine never probes a tester, code comments carry no history,
 front doors stay short, and tests pass policies rather than patching constants."""
 
@@ -76,7 +76,7 @@ def test_no_import_circle():
             visit(module, [module])
 
 
-# The floors of docs/architecture.md: a module imports from its own floor or lower ones.
+# The floors of docs/explanation/architecture.md: a module imports from its own floor or lower ones.
 FLOORS = {
     1: ["errors", "validation", "memory", "claims", "datasets", "relations", "strategies", "domain", "mechanism", "divergences"],
     2: ["testers", "finders", "profiles", "output_histograms", "settings", "engine.stops", "engine.schedule", "engine.policy", "engine.verdict"],

@@ -39,7 +39,7 @@ print(sorted({'.'.join(m.split('.')[:2]) for m in sys.modules} & {'sklearn', 'sc
 
 @pytest.mark.parametrize("code", [AUDIT_1D], ids=["1-D audits and an estimate"])
 def test_one_number_per_draw_loads_neither_scikit_learn_nor_scipy_stats_or_optimize(code):
-    # docs/architecture.md: vector outputs import scikit-learn when they first need it; a 1-D
+    # docs/explanation/architecture.md: vector outputs import scikit-learn when they first need it; a 1-D
     # refutation, a discrete 1-D audit and a 1-D estimate never do (benchmarks/startup.py times it).
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded.splitlines()[-1] == "[]"

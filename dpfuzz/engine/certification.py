@@ -7,7 +7,7 @@ looks that stop at the first refutation (adaptive plans), or in one look. Look j
 test at level β_j with Σ β_j = β (`engine.schedule`); with both directions, each order of the
 pair gets its own event, fitted on the same samples and counted on the same fresh outputs, at
 β_j / 2. So a correct mechanism is flagged with probability at most β for the whole run,
-however many looks are taken and whenever the run stops (docs/statistics.md).
+however many looks are taken and whenever the run stops (docs/explanation/statistics.md).
 """
 
 from __future__ import annotations

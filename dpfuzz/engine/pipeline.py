@@ -6,7 +6,7 @@ A front door makes a `Run` (mechanism, claim, domain, `Budget`, seed), probes th
 `search_and_certify`: the search ranks pairs on held-out estimates (`engine.search`), the chosen
 pair is certified on fresh outputs (`engine.certification`), and the report is assembled here.
 Only verification certifies, on outputs its event was not chosen on, so a correct mechanism is
-flagged with probability at most β for the whole run (docs/statistics.md).
+flagged with probability at most β for the whole run (docs/explanation/statistics.md).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def delta_failure_caught(claim: Claim, samples: int, beta: float, factor: float)
     """Whether `samples` outputs per side refute an (ε, δ) claim broken by a failure: an event of
     probability factor·δ under P and 0 under Q, seen at its expected count. The hockey-stick
     certificate at level β (β/2 per side, Clopper–Pearson) must exceed δ:
-    CP_lower(factor·δ·n, n, β/2) − e^ε · CP_upper(0, n, β/2) > δ (docs/statistics.md)."""
+    CP_lower(factor·δ·n, n, β/2) − e^ε · CP_upper(0, n, β/2) > δ (docs/explanation/statistics.md)."""
     from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     delta, gamma = claim.delta, math.exp(claim.epsilon)

@@ -42,7 +42,7 @@ def clopper_pearson_lower(successes, trials, alpha: float):
     """Exact one-sided lower confidence bound for a binomial proportion.
 
     P(p ≥ bound) ≥ 1 − alpha; bound = Beta.ppf(alpha; k, n − k + 1), and 0 when k = 0
-    (Clopper & Pearson 1934; docs/statistics.md).
+    (Clopper & Pearson 1934; docs/explanation/statistics.md).
     """
     k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
     safe_k = np.maximum(k, 1.0)

@@ -1,7 +1,7 @@
 """Hockey-stick tester: a fitted event, certified with Clopper–Pearson on held-out samples.
 
 For an event S fitted on training samples, with p = P(S), q = Q(S) and exact one-sided
-Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (docs/statistics.md,
+Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (docs/explanation/statistics.md,
 "one event"; Kong et al., DP-Auditorium §4.2, with exact binomial bounds in place of Hoeffding):
 
 * H_{e^ε}(P ‖ Q) ≥ p_lo − e^ε q_hi, which refutes (ε, δ)-DP when it exceeds δ;
@@ -68,12 +68,12 @@ class HockeyStickTester(Tester):
         maximises the Wilson-corrected ε lower bound they would certify; ``"divergence"``
         maximises the Wilson-corrected H_{e^ε} lower bound, which where no event violates the
         claim prefers near-empty events (H ≈ 0) and so weaker power statements
-        (docs/statistics.md, "Audits rank events by ε and certify them per side").
+        (docs/explanation/statistics.md, "Audits rank events by ε and certify them per side").
     certificate : how the held-out counts certify a pure-DP claim. ``"per_side"`` (default):
         Clopper–Pearson bounds on P(S) and Q(S), each at β/2, as for every other claim;
         ``"privacy_loss"``: one joint exact bound on the event's privacy loss over both orders of
         the pair (`pure_dp_epsilon_lower`), about half the margin, which spends its β on
-        exactly-tight mechanisms (what `estimate_epsilon` uses; docs/statistics.md).
+        exactly-tight mechanisms (what `estimate_epsilon` uses; docs/explanation/statistics.md).
     describe_output : words for an output pattern (its integer coordinates) in event
         descriptions, or None to show the row; audits pass the mechanism's `describe_output`
         to the tester they build.

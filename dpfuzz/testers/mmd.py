@@ -3,7 +3,7 @@
 For a kernel with k(x, x) ≤ 1 (Gaussian, Laplacian), every unit-norm function of its RKHS is
 bounded by 1, so MMD(P, Q) ≤ 2 TV(P, Q); and (ε, δ)-DP implies TV ≤ (e^ε − 1 + 2δ)/(e^ε + 1)
 (Kairouz et al. 2015). Hence MMD > 2(e^ε − 1 + 2δ)/(e^ε + 1) refutes the claim — tighter than
-DP-Auditorium's Thm 4.13 and valid for the same kernels (docs/statistics.md, "MMD").
+DP-Auditorium's Thm 4.13 and valid for the same kernels (docs/explanation/statistics.md, "MMD").
 
 MMD² is estimated with the linear-time unbiased statistic (Gretton et al. 2012, Lemma 14):
 h_i = k(x_i, x'_i) + k(y_i, y'_i) − k(x_i, y'_i) − k(x'_i, y_i) ∈ [−2, 2] on disjoint pairs of

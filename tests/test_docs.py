@@ -1,0 +1,70 @@
+"""The README and the docs site's pages cannot drift from the code: their Python examples run, the
+README stays a short entry point, and the pages a newcomer reads first stay plain."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = ["README.md", "docs/tutorial.md"]  # pages whose Python blocks run, in order, as one script each
+PLAIN = ["README.md", "docs/tutorial.md", "docs/reference/outputs.md"]  # short sentences
+UNDATED = ["README.md", "docs/index.md", "docs/tutorial.md", *(str(p.relative_to(ROOT)) for p in (ROOT / "docs/explanation").glob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+
+def python_blocks(text: str) -> list[str]:
+    return [body for language, body in FENCE.findall(text) if language == "python"]
+
+
+def prose(text: str) -> str:
+    """The text without fenced blocks, inline code, tables and headings."""
+    text = FENCE.sub("", text)
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith(("|", "#", "--8<--", "<!--"))]
+    return re.sub(r"`[^`]*`", "code", "\n".join(lines))
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of the prose; paragraphs and list items end one."""
+    pieces = re.split(r"\n\s*\n|\n\s*(?=- |\d+\. )", prose(text))
+    found = []
+    for piece in pieces:
+        flat = re.sub(r"\s+", " ", piece)
+        found += [s for s in re.split(r"(?<=[.!?:;])\s+(?=[A-Z(\"*])", flat) if s.strip()]
+    return found
+
+
+@pytest.mark.parametrize("page", RUN)
+def test_every_python_example_runs(page, tmp_path, monkeypatch):
+    blocks = python_blocks((ROOT / page).read_text())
+    assert blocks, f"{page} has no Python example"
+    monkeypatch.chdir(tmp_path)  # examples may write files
+    namespace: dict = {"__name__": "__docs__"}
+    for number, block in enumerate(blocks, start=1):
+        exec(compile(block, f"{page} block {number}", "exec"), namespace)
+
+
+def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    assert 'python -m pip install ".[report]" && dpfuzz campaign run' in text
+    assert 'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus]" && python -m pytest -n auto' in text
+
+
+@pytest.mark.parametrize("page", PLAIN)
+def test_no_sentence_is_over_forty_words(page):
+    long = [s for s in sentences((ROOT / page).read_text()) if len(s.split()) > 40]
+    assert not long, f"{page}: {long}"
+
+
+@pytest.mark.parametrize("page", UNDATED)
+def test_no_dates_in_the_readme_or_the_explanations(page):
+    assert not re.findall(r"\b20\d\d-\d\d-\d\d\b", (ROOT / page).read_text())
+
+
+def test_the_sentence_splitter_sees_long_sentences():
+    long = "Word " + "word " * 40
+    text = f"A short one. {long.strip()}. Another `code span` here.\n- an item\n- another item"
+    assert [len(s.split()) for s in sentences(text)] == [3, 41, 3, 3, 3]
