@@ -1,4 +1,4 @@
-"""Deprecated: the schedule moved to `dpfuzz.engine.schedule` (removed in 0.3)."""
+"""Deprecated: the schedule moved to `dpfuzz.engine.schedule` (removed in 0.4)."""
 
 import warnings
 

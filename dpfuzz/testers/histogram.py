@@ -188,7 +188,7 @@ class HistogramTester(HockeyStickTester):
         )
 
     def privacy_profile(self, samples0, samples1, epsilons, beta: float) -> BinnedProfile:
-        """Deprecated: `dpfuzz.profiles.privacy_profile` (removed in 0.3)."""
+        """Deprecated: `dpfuzz.profiles.privacy_profile` (removed in 0.4)."""
         import warnings
 
         warnings.warn(
