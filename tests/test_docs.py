@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RUN = ["README.md", "docs/tutorial.md"]  # pages whose Python blocks run, in order, as one script each
+# pages whose Python blocks run, in order, as one script each (the libraries' guide needs the
+# libraries and minutes of their calls: its examples are what `tests/test_adapters.py` checks)
+RUN = ["README.md", "docs/tutorial.md", "docs/guide/python.md", "docs/guide/pytest.md", "docs/explanation/verdicts.md"]
 PLAIN = ["README.md", "docs/tutorial.md", "docs/reference/outputs.md"]  # short sentences
 UNDATED = ["README.md", "docs/index.md", "docs/tutorial.md", *(str(p.relative_to(ROOT)) for p in (ROOT / "docs/explanation").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
