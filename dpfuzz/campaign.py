@@ -79,7 +79,6 @@ class Target:
     def build(self):
         """The `dpfuzz.targets.Resolved` target (the config's truth wins over the entry's)."""
         from dpfuzz.claims import claim_from_dict
-        from dpfuzz.domain import Domain
         from dpfuzz.targets import resolve
 
         if self.entry is not None:
