@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 
 BINS = 60
-GRID = 400  # points at which the event is evaluated for shading
+GRID = 150  # points at which the event is evaluated for shading (one tester call each)
 TAIL = 0.002  # each side's outputs beyond these quantiles are gathered in the outer bins
 
 

@@ -53,7 +53,6 @@ def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSett
 def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder, probed: Probe, verification, seconds: dict) -> AuditReport:
     """The `AuditReport` of a finished run."""
     result, candidate = verification.result, verification.pair
-    power = None if result.violated else tester.detectable(result)
     return AuditReport(
         violated=result.violated,
         claim=run.claim,
@@ -75,7 +74,7 @@ def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder
         draws=run.budget.used,
         draw_rate=run.budget.rate,
         looks=tuple(verification.looks),
-        power=power,
+        power=None if result.violated else tester.detectable(result),
         inconclusive=None if result.violated else inconclusive_reason(tester, result, run.policy.delta_power_factor),
         reproducible=probed.reproducible and run.budget.deadline is None,
         notes=tuple(run.notes),
