@@ -11,21 +11,27 @@ import numpy as np
 BINS = 60
 GRID = 150  # points at which the event is evaluated for shading (one tester call each)
 TAIL = 0.002  # each side's outputs beyond these quantiles are gathered in the outer bins
+SAMPLE = 100_000  # outputs the bins' range is read from
 
 
 def output_histograms(samples0: np.ndarray, samples1: np.ndarray, in_event: Callable[[np.ndarray], np.ndarray] | None) -> dict:
     """Counts of both sides' outputs on shared bins (the outer bins hold the tails), and where
     the event holds on a grid over them (`in_event(values) -> booleans`; None: not shaded)."""
-    both = np.concatenate([samples0, samples1])
-    low, high = np.quantile(both, [TAIL, 1 - TAIL])
-    if not high > low:
-        low, high = float(both.min()) - 0.5, float(both.max()) + 0.5
-    distinct = np.unique(both)
-    if distinct.size <= BINS:  # a few exact values: one bin each
-        edges = np.concatenate([distinct - 0.5 * _spacing(distinct), [distinct[-1] + 0.5 * _spacing(distinct)]])
+    step = max(1, (samples0.size + samples1.size) // SAMPLE)
+    sample = np.concatenate([samples0[::step], samples1[::step]])  # the range and the kind of values, read cheaply
+    low, high = (float(value) for value in np.quantile(sample, [TAIL, 1 - TAIL]))
+    distinct = np.unique(sample)
+    if distinct.size <= BINS:  # a few exact values (confirmed on all outputs): one bin each
+        distinct = np.unique(np.concatenate([samples0, samples1]))
+    if distinct.size <= BINS:
+        half = 0.5 * _spacing(distinct)
+        edges = np.concatenate([distinct - half, [distinct[-1] + half]])
+        counts = [np.histogram(side, bins=edges)[0].tolist() for side in (samples0, samples1)]
     else:
+        if not high > low:
+            low, high = float(distinct[0]), float(distinct[-1])
         edges = np.linspace(low, high, BINS + 1)
-    counts = [np.histogram(np.clip(side, edges[0], edges[-1]), bins=edges)[0].tolist() for side in (samples0, samples1)]
+        counts = [np.histogram(np.clip(side, low, high), bins=BINS, range=(low, high))[0].tolist() for side in (samples0, samples1)]
     grid = np.linspace(edges[0], edges[-1], GRID)
     mask = None if in_event is None else np.asarray(in_event(grid), dtype=bool).tolist()
     return {"edges": edges.tolist(), "counts": counts, "samples": [int(samples0.size), int(samples1.size)],

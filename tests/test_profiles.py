@@ -60,3 +60,17 @@ def test_vector_outputs_get_no_profile():
 
     report = audit(pair_of_sums, PureDP(3.0), Domain(max_size=3), seed=0, samples=20_000)
     assert report.profile is None and "Privacy profile" not in report.to_html()
+
+
+def test_output_histograms_count_every_output_and_shade_the_event():
+    from dpfuzz.output_histograms import output_histograms
+
+    rng = np.random.default_rng(0)
+    p, q = rng.laplace(0.0, 1.0, 50_000), rng.laplace(1.0, 1.0, 50_000)
+    data = output_histograms(p, q, lambda values: values > 2.0)
+    assert [sum(counts) for counts in data["counts"]] == [50_000, 50_000]  # the outer bins hold the tails
+    grid, mask = np.asarray(data["grid"]), np.asarray(data["in_event"])
+    assert mask.any() and np.array_equal(mask, grid > 2.0)
+    # a few exact values get one bin each: counts are the values' frequencies
+    coins = output_histograms(np.array([0.0] * 30 + [1.0] * 70), np.array([0.0] * 60 + [1.0] * 40), None)
+    assert coins["counts"] == [[30, 70], [60, 40]] and coins["in_event"] is None
