@@ -22,8 +22,8 @@ The plugin imports only the standard library until a test calls ``dp_audit``, so
 project without DP tests nothing (``benchmarks/startup.py`` measures it).
 
 Each audit has its own β; the terminal summary lists every audit, with the power of each that
-passed, and the session's total false-alarm budget (the sum of the β's). Each audit also rides on its test's report as the user
-property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers hand it to the summary and
+passed, and the session's total false-alarm budget (the sum of the β's). Each audit also rides
+on its test's report as the user property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers hand it to the summary and
 how ``--junitxml`` records it. Seeds derive from the session seed and the test id (and, for
 `dp_audit.pair`, the pair itself), so a failure reproduces exactly.
 """
@@ -283,13 +283,17 @@ def index_page(records: list[AuditRecord]) -> str:
     from html import escape
 
     colours = {"violated": "#cf222e", "not refuted": "#1a7f37", "inconclusive": "#9a6700"}
-    rows = "".join(
-        f'<tr><td style="color:{colours.get(r.verdict, "#57606a")};font-weight:600">{escape(_WORDS.get(r.verdict, r.verdict))}</td>'
-        f"<td>{f'<a href={chr(34)}{escape(r.page)}{chr(34)}>{escape(r.test)}</a>' if r.page else escape(r.test)}</td>"
-        f"<td>{escape(r.mechanism)}</td><td>{escape(r.claim)}</td>"
-        f"<td>{'none certified' if r.epsilon_lower_bound is None else f'{r.epsilon_lower_bound:.3g}'}</td><td>{r.seconds:.2f}</td></tr>"
-        for r in sorted(records, key=lambda r: (r.verdict == "not refuted", r.test))
-    )
+
+    def row(record: AuditRecord) -> str:
+        test = f'<a href="{escape(record.page)}">{escape(record.test)}</a>' if record.page else escape(record.test)
+        epsilon = "none certified" if record.epsilon_lower_bound is None else f"{record.epsilon_lower_bound:.3g}"
+        return (
+            f'<tr><td style="color:{colours.get(record.verdict, "#57606a")};font-weight:600">'
+            f"{escape(_WORDS.get(record.verdict, record.verdict))}</td><td>{test}</td><td>{escape(record.mechanism)}</td>"
+            f"<td>{escape(record.claim)}</td><td>{epsilon}</td><td>{record.seconds:.2f}</td></tr>"
+        )
+
+    rows = "".join(row(record) for record in sorted(records, key=lambda r: (r.verdict == "not refuted", r.test)))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audits</title><style>'
         "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;padding:4px 8px;"
