@@ -61,7 +61,8 @@ class AuditReport:
     verdict : `Verdict.VIOLATED`, `NOT_REFUTED` (with the power `power` states) or
         `INCONCLUSIVE` (the budget could not test the claim; `inconclusive` says why).
     inconclusive : why an audit that did not refute its claim could not have refuted a violation
-        of a stated size (an untestable δ, no finite power, a call too slow); None otherwise.
+        of a stated size (an untestable δ, no event that could refute the claim with the outputs
+        verified, a call too slow); None otherwise (docs/decisions/0020).
     epsilon_lower_bound : certified ε lower bound (at the claim's δ, or Rényi ε at its α),
         valid at confidence 1 − beta; None when nothing positive is certified.
     witness : the neighbouring pair, ordered (d0, d1) as tested, that refutes the claim; None
