@@ -25,7 +25,7 @@ def prose(text: str) -> str:
     """The text without fenced blocks, inline code, tables and headings."""
     text = FENCE.sub("", text)
     lines = [line for line in text.splitlines() if not line.lstrip().startswith(("|", "#", "--8<--", "<!--"))]
-    return re.sub(r"`[^`]*`", "code", "\n".join(lines))
+    return re.sub(r"`[^`]*`", "Code", "\n".join(lines))
 
 
 def sentences(text: str) -> list[str]:
