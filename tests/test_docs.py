@@ -11,7 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # pages whose Python blocks run, in order, as one script each (the libraries' guide needs the
 # libraries and minutes of their calls: its examples are what `tests/test_adapters.py` checks)
-RUN = ["README.md", "docs/tutorial.md", "docs/guide/python.md", "docs/guide/pytest.md", "docs/explanation/verdicts.md"]
+RUN = [
+    "README.md", "docs/tutorial.md", "docs/guide/python.md", "docs/guide/pytest.md", "docs/guide/slow-mechanisms.md",
+    "docs/guide/float.md", "docs/guide/extending.md", "docs/explanation/verdicts.md",
+]
 # short sentences: every page a user learns from (the derivations page, the decision records and
 # the benchmark page are records, not yet held to it)
 PLAIN = ["README.md", "docs/index.md", "docs/tutorial.md", *(
