@@ -78,3 +78,16 @@ def test_the_sentence_splitter_sees_long_sentences():
     long = "Word " + "word " * 40
     text = f"A short one. {long.strip()}. Another `code span` here.\n- an item\n- another item"
     assert [len(s.split()) for s in sentences(text)] == [3, 41, 3, 3, 3]
+
+
+def test_the_api_pages_read_each_description_as_one():
+    pytest.importorskip("griffe")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("griffe_descriptions", ROOT / "docs" / "griffe_descriptions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = "Audit.\n\nParameters\n----------\nclaim : the claim,\n    checked.\nseed : a seed.\n\nNotes\n-----\nx : y stays."
+    assert module.rewrite(text) == (
+        "Audit.\n\nParameters\n----------\nclaim\n    the claim,\n    checked.\nseed\n    a seed.\n\nNotes\n-----\nx : y stays."
+    )
