@@ -1,5 +1,6 @@
 """MkDocs hooks: pages that cannot drift from the code. ``<!-- cli-help -->`` becomes the
-argument parser's own help; ``<!-- decision-records -->`` the list of docs/decisions/."""
+argument parser's own help; ``<!-- decision-records -->`` the list of docs/decisions/;
+``<!-- benchmark-results -->`` benchmarks/RESULTS.md, its plots embedded."""
 
 from __future__ import annotations
 
@@ -9,9 +10,28 @@ from pathlib import Path
 
 MARKER = "<!-- cli-help -->"
 RECORDS = "<!-- decision-records -->"
+RESULTS = "<!-- benchmark-results -->"
+
+
+def benchmark_results(root: Path) -> str:
+    """benchmarks/RESULTS.md one heading level down, its plots as data URIs (they live outside docs/)."""
+    import base64
+    import re
+
+    folder = root / "benchmarks"
+    text = (folder / "RESULTS.md").read_text().split("\n", 1)[1]  # without its title
+
+    def embed(match) -> str:
+        data = base64.b64encode((folder / match["path"]).read_bytes()).decode()
+        return f"![{match['alt']}](data:image/png;base64,{data})"
+
+    text = re.sub(r"!\[(?P<alt>[^\]]*)\]\((?P<path>results/[^)]+\.png)\)", embed, text)
+    return re.sub(r"^(#+) ", r"\1# ", text, flags=re.M)
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    if RESULTS in markdown:
+        markdown = markdown.replace(RESULTS, benchmark_results(Path(config["docs_dir"]).parent))
     if RECORDS in markdown:
         records = sorted((Path(config["docs_dir"]) / "decisions").glob("*.md"))
         items = [f"- [{path.read_text().splitlines()[0].lstrip('# ')}](../decisions/{path.name})" for path in records]
