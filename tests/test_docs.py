@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# pages whose Python blocks run, in order, as one script each (the libraries' guide needs the
-# libraries and minutes of their calls: its examples are what `tests/test_adapters.py` checks)
+# pages whose Python blocks run, in order, as one script each
 RUN = [
     "README.md", "docs/tutorial.md", "docs/guide/python.md", "docs/guide/pytest.md", "docs/guide/slow-mechanisms.md",
     "docs/guide/float.md", "docs/guide/extending.md", "docs/explanation/verdicts.md",
@@ -53,6 +52,25 @@ def test_every_python_example_runs(page, tmp_path, monkeypatch):
     namespace: dict = {"__name__": "__docs__"}
     for number, block in enumerate(blocks, start=1):
         exec(compile(block, f"{page} block {number}", "exec"), namespace)
+
+
+def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
+    # The libraries' releases are called one at a time: at their own budgets these examples take
+    # minutes, so each `LibraryTarget.audit` runs at the quick budget here (the verdicts they
+    # state are checked in tests/test_adapters.py and benchmarks/libraries.py).
+    for library in ("opendp", "diffprivlib", "pydp", "opacus"):
+        pytest.importorskip(library)
+    from dpfuzz import adapters
+    from dpfuzz.auditing import audit
+
+    def quick(target, **options):
+        options.pop("max_seconds", None)
+        return audit(target.mechanism, target.claim, target.domain, **{**options, "budget": "quick", "max_draws": 20_000})
+
+    monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
+    page = "docs/guide/libraries.md"
+    for number, block in enumerate(python_blocks((ROOT / page).read_text()), start=1):
+        exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
 
 
 def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():
