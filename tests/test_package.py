@@ -69,6 +69,11 @@ def test_moved_names_keep_a_warning_alias_for_one_minor_release():
     for name, module in (("fit_samples", sizes), ("smallest_budget", sizes), ("seconds_per_draw", timing), ("planned_draws", timing)):
         with pytest.warns(DeprecationWarning, match=f"moved to {module.__name__}.{name}"):
             assert getattr(importlib.import_module("dpfuzz.estimation"), name) is getattr(module, name)
+    from dpfuzz.assertions import assert_dp
+
+    with pytest.warns(DeprecationWarning, match="import dpfuzz.assert_dp"):
+        from dpfuzz.testing import assert_dp as old_assert_dp
+    assert old_assert_dp is assert_dp
     sys.modules.pop("dpfuzz.schedule", None)
     with pytest.warns(DeprecationWarning, match="dpfuzz.engine.schedule"):
         old_schedule = importlib.import_module("dpfuzz.schedule")
