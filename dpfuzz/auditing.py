@@ -74,6 +74,13 @@ def audit(
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
+    smallest = run.policy.probe_draws + 4 * run.policy.min_start  # the probe, one pair, one verification
+    if settings.max_draws is not None and settings.max_draws < smallest:
+        raise InvalidArgument(
+            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws (the probe's "
+            f"{run.policy.probe_draws:,}, then {run.policy.min_start:,} outputs per side for one pair and for its "
+            f"verification): give max_draws >= {smallest:,}."
+        )
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:
         probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)

@@ -589,3 +589,18 @@ def test_a_gaussian_with_half_its_noise_is_never_passed(budget):
     for seed in range(3):
         report = audit(half_noise_sum, ApproxDP(1.0, 1e-5), Domain(max_size=5), budget=budget, seed=seed)
         assert report.verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE)
+
+
+def test_max_draws_is_never_exceeded_and_a_budget_too_small_is_named():
+    # The probe, one pair and its verification need 1,064 + 4 × 200 draws: less is an error that
+    # names the minimum (it looped for ever below ~1,065 and overshot up to ~1,483); from there on
+    # every audit stays within its max_draws (the search leaves verification its first round).
+    with pytest.raises(InvalidArgument, match=r"max_draws=1,000 is below the smallest audit's 1,864 draws"):
+        audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=1_000)
+
+    def vector_sum(dataset, num_samples, rng):
+        return np.tile(dataset.sum(), (num_samples, 2)) + rng.laplace(0.0, 1.0, (num_samples, 2))
+
+    for cap in (1_864, 2_000, 3_064, 3_500, 7_777):
+        for mechanism in (noisy_sum, vector_sum):
+            assert audit(mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap).draws <= cap

@@ -143,6 +143,11 @@ def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
     claim, budget = run.claim, run.budget
     floor = 0 if budget.deadline is None else run.policy.deadline_floor  # what the clock leaves verification
     largest = int(min(plan.verify_samples, max(budget.remaining() // 2, floor)))
+    if largest <= 0:
+        raise InvalidArgument(
+            f"max_draws={budget.max_draws:,} leaves no outputs to verify on: the probe drew {budget.used:,} of them. "
+            f"Give max_draws of at least {budget.used + 2 * run.policy.min_look:,}."
+        )
     beta = plan.beta / plan.directions  # what one direction's certificate gets
     best = tester.max_certifiable(claim, largest, beta)
     threshold = tester.threshold(claim)

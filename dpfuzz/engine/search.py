@@ -90,8 +90,9 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
     else:
         start = cap = plan.samples
     # under a deadline an adaptive search draws at most half of what the clock leaves, so that
-    # verification has the other half
+    # verification has the other half; under max_draws it leaves verification a first round's draws
     search_end = budget.used + budget.remaining() / 2 if plan.adaptive and budget.deadline is not None else math.inf
+    search_end = min(search_end, budget.max_draws - 2 * run.policy.min_start)
     candidates: list[Candidate] = []
     for trial, seed in enumerate(run.trial_seed.spawn(pairs)):
         if candidates and not _within(budget, 2 * start, search_end):
