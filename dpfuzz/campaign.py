@@ -56,6 +56,8 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
 _TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", *SETTING_KEYS)
+_TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
+           "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
 _TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
 TRUTHS = ("satisfies", "violates")
 
@@ -81,15 +83,17 @@ class Target:
         from dpfuzz.claims import claim_from_dict
         from dpfuzz.targets import resolve
 
-        if self.entry is not None:
-            resolved = resolve(self.entry, params=self.params)
+        if self.entry is not None:  # the entry's claim and domain unless the config overrides them
+            claim = claim_from_dict(self.claim) if self.claim else None
+            resolved = resolve(self.entry, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
         elif self.library is not None:  # the library's claim and domain unless the config overrides them
             claim = claim_from_dict(self.claim) if self.claim else None
             resolved = resolve(self.library, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
         else:
             claim = claim_from_dict(self.claim)
             resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain(), per_call=self.per_call)
-        truth = self.truth or resolved.truth
+        overridden = self.entry is not None and (self.claim or self.domain)  # the entry's truth is for its own
+        truth = self.truth or (None if overridden else resolved.truth)
         return dataclasses.replace(resolved, name=self.name, truth=truth)
 
     def _domain(self):
@@ -145,10 +149,10 @@ class AuditSpec:
         import shlex
 
         parts = ["dpfuzz", "audit", self.target.entry or self.target.mechanism or self.target.library]
-        if self.target.mechanism is not None:
+        if self.target.mechanism is not None or self.target.claim:
             parts += [f"--{name}={value}" for name, value in target.claim.to_dict().items() if name != "type"]
-            for name, value in (self.target.domain or {}).items():
-                parts.append(f"--{name.replace('_', '-')}={value}")
+        for name, value in (self.target.domain or {}).items():
+            parts.append(f"--{name.replace('_', '-')}={value}")
         parts += [f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()]
         parts += ["--per-call"] if self.target.per_call else []
         parts += [f"--budget={self.budget}", f"--tester={target.tester if self.tester == 'entry' else self.tester}"]
@@ -260,16 +264,27 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             problems.append(f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim = {{ type = \"PureDP\", epsilon = 1.0 }}")
         else:
             name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
+            wrong = [f"{where} ({name}): {key} must be a table, e.g. {example}; got {raw[key]!r}"
+                     for key, example in _TABLES.items() if key in raw and not isinstance(raw[key], dict)]
+            if wrong:
+                problems += wrong
+                continue
             fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester", "per_call") if key in raw}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
+    if "target" in data and not raw_targets:
+        problems.append("'target = []' names no target: add [[target]] tables (catalogue = true audits the whole catalogue)")
+    if not data:
+        problems.append("the config is empty: add [[target]] tables, or run without a config to audit the whole catalogue")
     if not targets and not problems:
         targets = catalogue_targets()
     seeds, finders = data.get("seeds", [0]), data.get("finders", ["random"])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
         problems.append(f"seeds must be a non-empty list of non-negative ints, got {seeds!r}")
         seeds = [0]
-    if not isinstance(finders, list) or not finders:
-        problems.append(f"finders must be a non-empty list of names, got {finders!r}")
+    from dpfuzz.finders import FINDER_NAMES
+
+    if not isinstance(finders, list) or not finders or not all(isinstance(finder, str) for finder in finders):
+        problems.append(f"finders must be a non-empty list of finder names ({', '.join(FINDER_NAMES)}), got {finders!r}")
         finders = ["random"]
     settings = {key: data[key] for key in SETTING_KEYS if key in data}
     allow = data.get("allow_inconclusive", False)

@@ -51,6 +51,8 @@ def failures(summaries: list[dict], allow_inconclusive: bool = False) -> list[di
 
 def failure_text(failure: dict) -> str:
     """What went wrong in one failing audit, and which it is (finder and seed)."""
+    if failure["outcome"] == "incomplete":
+        return failure["error"]
     verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
     bound = "" if failure.get("epsilon_lower_bound") is None else f", ε ≥ {_eps(failure)}"
     detail = failure.get("error") or f"{failure['claim']} {verb}{bound}"
@@ -110,8 +112,10 @@ def ordered(summaries: list[dict]) -> list[dict]:
 
 
 def audit_stem(key: str) -> str:
-    """A file name for one audit's own reports."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
+    """A file name for one audit's own reports: the key's safe characters, a long name cut to
+    100 (the key ends with the audit's hash, which keeps it unique)."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
+    return stem if len(stem) <= 120 else f"{stem[:100]}_{stem[-16:]}"
 
 
 def _rows(summaries: list[dict]) -> list[list[str]]:
@@ -137,7 +141,7 @@ def _rows(summaries: list[dict]) -> list[list[str]]:
 _HEADER = ["target", "claim", "truth", "verdict", "ε ≥", "tester", "finder", "seed", "witness trial", "seconds"]
 
 
-def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None) -> str:
+def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None, missing: str | None = None) -> str:
     tally = ", ".join(f"{count} {name}" for name, count in sorted(counts(summaries).items()))
     lines = [
         f"# dpfuzz campaign run {run['run_id']}",
@@ -145,6 +149,7 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         f"Started {run['started']}; {len(summaries)} audits: {tally}.",
         f"Budget {run['config']['budget']}, β = {run['config'].get('beta', '?')} per audit.",
         "",
+        *([f"**Incomplete:** {missing}.", ""] if missing else []),
     ]
     lines += [f"- **{failure['outcome']}**: {failure_text(failure)}" for failure in failures(summaries)]
     lines += [f"- skipped: {s['target']}: {s.get('error', '')}" for s in summaries if s.get("outcome") == "skipped"]
@@ -260,7 +265,9 @@ def _png(figure, plt) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def html_page(run: dict, summaries: list[dict], reports: dict[str, dict], changes: list[dict] | None = None) -> str:
+def html_page(
+    run: dict, summaries: list[dict], reports: dict[str, dict], changes: list[dict] | None = None, missing: str | None = None,
+) -> str:
     """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on load."""
     escape = html.escape
     body_rows = []
@@ -296,6 +303,7 @@ figure{{display:inline-block;margin:1rem}} img{{max-width:100%}} dt{{font-weight
 <h1>dpfuzz campaign run {run['run_id']}</h1>
 <p>Started {escape(run['started'])}; {len(summaries)} audits: {tally}. Budget {escape(str(run['config']['budget']))},
 β = {run['config']['beta']} per audit.</p>
+{f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>' if missing else ''}
 {figures}
 <table><thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in _HEADER)}</tr></thead>
 <tbody>{''.join(body_rows)}</tbody></table>
@@ -324,14 +332,15 @@ def write_reports(
 
     run = store.run(run_id)
     summaries = store.summaries(run["run_id"])
+    missing = missing_audits(run, summaries)
     changes = None if compare_with is None else compare(store.summaries(store.run(compare_with)["run_id"]), summaries)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
     paths = [out / f"{stem}.md", out / f"{stem}.html"]
-    paths[0].write_text(markdown(run, summaries, changes))
+    paths[0].write_text(markdown(run, summaries, changes, missing))
     reports = store.reports(run["run_id"])
-    paths[1].write_text(html_page(run, summaries, reports, changes))
+    paths[1].write_text(html_page(run, summaries, reports, changes, missing))
     audits = out / "audits"
     audits.mkdir(exist_ok=True)
     back = f'<body><p><a href="../{paths[1].name}">← campaign run {run["run_id"]}</a></p>'
@@ -340,4 +349,21 @@ def write_reports(
         (audits / f"{audit_stem(key)}.json").write_text(json.dumps(report, indent=2))
         if page is not None:
             (audits / f"{audit_stem(key)}.html").write_text(page.replace("<body>", back, 1))
-    return paths, failures(summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False))
+    failing = failures(summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False))
+    return paths, failing + ([{"outcome": "incomplete", "target": f"run {run['run_id']}", "error": missing}] if missing else [])
+
+
+def missing_audits(run: dict, summaries: list[dict]) -> str | None:
+    """How many of the run's configured audits have no stored result, in words (None: none)."""
+    from dpfuzz.campaign import CampaignConfig
+    from dpfuzz.errors import ConfigError
+
+    try:
+        configured = len(CampaignConfig.from_dict(run["config"]).audits())
+    except ConfigError:  # written by another version: its audits cannot be counted
+        return None
+    absent = configured - len(summaries)
+    if absent <= 0:
+        return None
+    return (f"run {run['run_id']} is incomplete: {absent} of its {configured} configured audits have no result; "
+            "finish it with dpfuzz campaign run CONFIG --resume")

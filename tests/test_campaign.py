@@ -1,6 +1,7 @@
 """Campaigns: config validation, store and resume after a kill, Dask, reports in a browser."""
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -428,3 +429,44 @@ def test_a_refutation_never_reads_as_the_claim_itself():
     from dpfuzz.campaign_report import epsilon_text
 
     assert [epsilon_text(1.0041, 1.0), epsilon_text(1.18, 1.0), epsilon_text(0.2, 1.0), epsilon_text(5.341, None)] == ["1.004", "1.18", "0.2", "5.34"]
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "the config is empty"),
+    ("target = []\n", "'target = []' names no target"),
+    ('finders = [1]\n[[target]]\nentry = "Laplace"\n', "finders must be a non-empty list of finder names"),
+    ('[[target]]\nentry = "Laplace"\nparams = 5\n', "target 1 (Laplace): params must be a table"),
+    ('[[target]]\nentry = "Laplace"\nclaim = 1.0\n', "target 1 (Laplace): claim must be a table"),
+])
+def test_malformed_configs_are_config_errors_not_tracebacks(workdir, text, problem):
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        load_config(_config(workdir, text))
+
+
+def test_an_entry_takes_the_claim_and_domain_its_target_gives(workdir):
+    # An override is honoured, and the entry's own truth (for its own claim) no longer applies.
+    config = load_config(_config(workdir, 'trials = 2\nsamples = 2000\n[[target]]\nentry = "Laplace"\n'
+                                          'claim = { type = "PureDP", epsilon = 0.5 }\ndomain = { max_size = 4 }\n'))
+    (target,) = config.targets
+    resolved = target.build()
+    assert resolved.claim.epsilon == 0.5 and resolved.domain.max_size == 4 and resolved.truth is None
+    assert "--epsilon=0.5" in config.audits()[0].command(resolved) and "--max-size=4" in config.audits()[0].command(resolved)
+
+
+def test_report_of_an_incomplete_run_says_so_and_fails(workdir):
+    from dpfuzz.campaign import run_audit
+
+    config = load_config(_config(workdir, 'trials = 2\nsamples = 2000\nseeds = [0, 1, 2]\n[[target]]\nentry = "Laplace"\n'))
+    store = ResultsStore(workdir / "results.db")
+    run_id = store.new_run(config.to_dict())
+    store.record(run_id, *run_audit(config.audits()[0]))
+    paths, failing = write_reports(store, run_id, workdir / "reports")
+    assert [f["outcome"] for f in failing] == ["incomplete"] and "2 of its 3 configured audits have no result" in failing[0]["error"]
+    assert "Incomplete" in paths[0].read_text() and "Incomplete" in paths[1].read_text()
+
+
+def test_a_long_target_name_gets_a_short_unique_file_name():
+    from dpfuzz.campaign_report import audit_stem
+
+    first, second = (audit_stem("n" * 300 + f"|random|0|{digest}") for digest in ("0123456789abcdef", "fedcba9876543210"))
+    assert len(first) <= 120 and first != second
