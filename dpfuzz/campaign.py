@@ -11,6 +11,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     finders = ["random"]
     tester = "entry"            # each catalogue entry's own tester; or "auto" or a tester name
     allow_inconclusive = false  # true: audits that could not test their claim do not fail the night
+    audit_timeout = 1800        # seconds one audit may run; a longer one is stored as "timed out"
 
     [[target]]
     entry = "SVT3"              # a catalogue entry …
@@ -43,7 +44,6 @@ import hashlib
 import json
 import time
 import tomllib
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -55,7 +55,8 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
-_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", *SETTING_KEYS)
+_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", "audit_timeout", *SETTING_KEYS)
+AUDIT_TIMEOUT = 1800.0  # seconds an audit of a campaign may run by default: a nightly run's bound
 _TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
            "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
 _TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
@@ -173,6 +174,7 @@ class CampaignConfig:
     tester: str = "entry"
     settings: dict = field(default_factory=dict)
     allow_inconclusive: bool = False
+    audit_timeout: float = AUDIT_TIMEOUT
 
     def audits(self) -> list[AuditSpec]:
         return [
@@ -200,7 +202,7 @@ class CampaignConfig:
             targets = tuple(Target(**target) for target in data["targets"])
             return cls(
                 targets, tuple(data["finders"]), tuple(data["seeds"]), data["budget"], data["tester"], dict(data["settings"]),
-                bool(data.get("allow_inconclusive", False)),
+                bool(data.get("allow_inconclusive", False)), float(data.get("audit_timeout", AUDIT_TIMEOUT)),
             )
         except (KeyError, TypeError) as error:
             raise ConfigError(f"this run's stored config was written by another dpfuzz version ({error}); start a new run.") from None
@@ -291,8 +293,13 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     if not isinstance(allow, bool):
         problems.append(f"allow_inconclusive must be true or false, got {allow!r}")
         allow = False
+    timeout = data.get("audit_timeout", AUDIT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        problems.append(f"audit_timeout must be a positive number of seconds, got {timeout!r}")
+        timeout = AUDIT_TIMEOUT
     config = CampaignConfig(
         _distinct_names(targets), tuple(finders), tuple(seeds), data.get("budget", "quick"), data.get("tester", "entry"), settings, allow,
+        float(timeout),
     )
     return config, problems
 
@@ -425,7 +432,7 @@ def run_campaign(
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())
     finished = len(done)
-    for key, summary, report in _execute(pending, workers, scheduler):
+    for key, summary, report in _execute(pending, workers, scheduler, config.audit_timeout):
         store.record(run_id, key, summary, report)
         finished += 1
         if on_result is not None:
@@ -433,29 +440,15 @@ def run_campaign(
     return run_id
 
 
-def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None) -> Iterable[tuple]:
+def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None, audit_timeout: float) -> Iterable[tuple]:
     if not specs:
         return
     if scheduler is not None:
         yield from _execute_dask(specs, scheduler)
-    elif workers <= 1:
-        for spec in specs:
-            yield run_audit(spec)
     else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_one_thread_per_worker) as pool:
-            for future in as_completed([pool.submit(run_audit, spec) for spec in specs]):
-                yield future.result()
+        from dpfuzz.isolation import run_isolated
 
-
-_THREAD_LIMITS = None
-
-
-def _one_thread_per_worker() -> None:
-    """Worker processes share the cores: one BLAS/OpenMP thread each, or they oversubscribe."""
-    global _THREAD_LIMITS
-    from threadpoolctl import threadpool_limits
-
-    _THREAD_LIMITS = threadpool_limits(limits=1)
+        yield from run_isolated(specs, max(workers, 1), audit_timeout)
 
 
 def _execute_dask(specs: list[AuditSpec], scheduler: str) -> Iterable[tuple]:

@@ -18,10 +18,10 @@ import io
 import json
 import re
 
-FAILING = ("missed", "false alarm", "refuted", "error", "inconclusive")
+FAILING = ("missed", "false alarm", "refuted", "crashed", "timed out", "error", "inconclusive")
 _COLOURS = {
     "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
-    "error": "#9a6700", "inconclusive": "#8250df", "skipped": "#57606a",
+    "error": "#9a6700", "crashed": "#9a6700", "timed out": "#9a6700", "inconclusive": "#8250df", "skipped": "#57606a",
 }
 
 
@@ -34,6 +34,8 @@ OUTCOMES = (
     ("not refuted", "a claim of unknown truth not refuted, by an audit with power (its page states it)."),
     ("inconclusive", "the audit could not test the claim (its page says why and what would test it)."),
     ("error", "the audit could not run: the mechanism raised, or returned bad outputs."),
+    ("crashed", "the audit's process ended before it reported: the mechanism exited, was killed or ran out of memory."),
+    ("timed out", "the audit ran past the campaign's audit_timeout and was stopped."),
     ("skipped", "a library the target needs is not installed."),
 )
 

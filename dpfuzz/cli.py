@@ -180,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--workers", type=int, default=1, help="local worker processes")
     start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
     start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
+    start.add_argument("--retry-failed", action="store_true", help="with --resume: run again the audits stored as error, crashed or timed out")
     start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
     start.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
     start.add_argument("--allow-inconclusive", action="store_true", help="audits that could not test their claim do not fail the run")
@@ -388,9 +389,13 @@ def _nothing():
 
 # -- campaigns ------------------------------------------------------------------------------------
 def _campaign_command(args: argparse.Namespace, console) -> int:
+    import signal
+
     from dpfuzz.campaign import CampaignConfig, load_config, run_campaign, validate
     from dpfuzz.errors import ConfigError
     from dpfuzz.store import ResultsStore
+
+    signal.signal(signal.SIGTERM, _stop)  # a kill ends the run as Ctrl-C does: workers stopped, the resume hint
 
     if args.resume is not None and not (args.results / "results.db").exists():
         raise ConfigError(f"--resume: no results database in {args.results}; pass the --results folder of the run.")
@@ -410,6 +415,9 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
                 f"run {run_id}, or drop --resume to start a new run with {args.config}."
             )
         validate(config, f"run {run_id}'s config")
+        if args.retry_failed:
+            retried = store.forget(run_id, ("error", "crashed", "timed out"))
+            console.print(f"--retry-failed: {retried} stored audit{'s' if retried != 1 else ''} will run again")
     else:  # the config is checked before a results folder is made
         config, run_id = load_config(args.config), None
         store = ResultsStore(args.results / "results.db")
@@ -430,6 +438,10 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
     else:
         status = _write_report(store, run_id, args.results / "reports", None, console, args.allow_inconclusive)
     return 0 if args.exit_zero else status
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _report_command(args: argparse.Namespace, console) -> int:

@@ -76,6 +76,14 @@ class ResultsStore:
         )
         self._connection.commit()
 
+    def forget(self, run_id: int, outcomes: tuple[str, ...]) -> int:
+        """Delete the run's audits stored with one of `outcomes` (to run them again); how many."""
+        rows = self._connection.execute("SELECT key, summary FROM audits WHERE run_id = ?", (run_id,)).fetchall()
+        keys = [key for key, summary in rows if json.loads(summary).get("outcome") in outcomes]
+        self._connection.executemany("DELETE FROM audits WHERE run_id = ? AND key = ?", [(run_id, key) for key in keys])
+        self._connection.commit()
+        return len(keys)
+
     def finished_keys(self, run_id: int) -> set[str]:
         return {key for (key,) in self._connection.execute("SELECT key FROM audits WHERE run_id = ?", (run_id,))}
 

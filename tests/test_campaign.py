@@ -47,6 +47,19 @@ def one_laplace_sum(dataset, rng):
 def laplace_sum(dataset, num_samples, rng):
     return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
 
+def exits(dataset, num_samples, rng):
+    import os
+    os._exit(3)
+
+def raises_exit(dataset, num_samples, rng):
+    raise SystemExit(1)
+
+def interrupts(dataset, num_samples, rng):
+    raise KeyboardInterrupt
+
+def hangs(dataset, num_samples, rng):
+    time.sleep(600)
+
 def slow_sum(dataset, num_samples, rng):
     time.sleep(0.1)
     return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
@@ -470,3 +483,27 @@ def test_a_long_target_name_gets_a_short_unique_file_name():
 
     first, second = (audit_stem("n" * 300 + f"|random|0|{digest}") for digest in ("0123456789abcdef", "fedcba9876543210"))
     assert len(first) <= 120 and first != second
+
+
+def test_an_audit_that_exits_crashes_or_hangs_is_stored_and_the_campaign_goes_on(workdir, capsys):
+    targets = "".join(
+        f'[[target]]\nmechanism = "user_mechanisms:{name}"\nclaim = {{ type = "PureDP", epsilon = 1.0 }}\ndomain = {{ max_size = 3 }}\n'
+        for name in ("exits", "raises_exit", "interrupts", "hangs", "laplace_sum")
+    )
+    path = _config(workdir, "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n" + targets)
+    results = workdir / "results"
+    assert main(["campaign", "run", str(path), "--results", str(results), "--no-report"]) == 1
+    store = ResultsStore(results / "results.db")
+    outcomes = {s["target"]: s["outcome"] for s in store.summaries(1)}
+    assert outcomes == {
+        "user_mechanisms:exits": "crashed", "user_mechanisms:raises_exit": "crashed", "user_mechanisms:interrupts": "crashed",
+        "user_mechanisms:hangs": "timed out", "user_mechanisms:laplace_sum": "not refuted",
+    }
+    errors = {s["target"]: s["error"] for s in store.summaries(1) if s.get("error")}
+    assert "exit code 3" in errors["user_mechanisms:exits"] and "raised KeyboardInterrupt" in errors["user_mechanisms:interrupts"]
+    assert "audit_timeout=3 s" in errors["user_mechanisms:hangs"]
+    # a resume keeps them; --retry-failed runs them again
+    assert main(["campaign", "run", str(path), "--results", str(results), "--resume", "--no-report"]) == 1
+    assert "(5 of them stored before this resume)" in capsys.readouterr().out and len(store.summaries(1)) == 5
+    assert main(["campaign", "run", str(path), "--results", str(results), "--resume", "--retry-failed", "--no-report"]) == 1
+    assert "4 stored audits will run again" in capsys.readouterr().out and len(store.summaries(1)) == 5
