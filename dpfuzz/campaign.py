@@ -448,7 +448,7 @@ def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None, audit_
     else:
         from dpfuzz.isolation import run_isolated
 
-        yield from run_isolated(specs, max(workers, 1), audit_timeout)
+        yield from run_isolated(specs, max(workers, 1), audit_timeout, run_audit)
 
 
 def _execute_dask(specs: list[AuditSpec], scheduler: str) -> Iterable[tuple]:

@@ -16,13 +16,14 @@ import os
 import sys
 import time
 from multiprocessing.connection import wait
-from typing import Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from dpfuzz.campaign import AuditSpec, run_audit
+if TYPE_CHECKING:
+    from dpfuzz.campaign import AuditSpec
 
 
-def _serve(connection, cwd: str, path: list[str], one_thread: bool) -> None:
-    """A worker: run the audits sent, send each result back; stop at None."""
+def _serve(connection, cwd: str, path: list[str], one_thread: bool, run_audit: Callable) -> None:
+    """A worker: run the audits sent with `run_audit`, send each result back; stop at None."""
     os.chdir(cwd)  # a forkserver's child starts where the forkserver did: use the campaign's place
     sys.path[:] = path
     limits = None
@@ -42,9 +43,9 @@ def _serve(connection, cwd: str, path: list[str], one_thread: bool) -> None:
 
 
 class _Worker:
-    def __init__(self, context, one_thread: bool):
+    def __init__(self, context, one_thread: bool, run_audit: Callable):
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, os.getcwd(), list(sys.path), one_thread))
+        self.process = context.Process(target=_serve, args=(child, os.getcwd(), list(sys.path), one_thread, run_audit))
         self.process.start()
         child.close()
         self.spec: AuditSpec | None = None
@@ -71,9 +72,10 @@ def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[s
     return spec.key, summary, None
 
 
-def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float) -> Iterator[tuple]:
-    """Every audit of `specs` in one of `workers` supervised processes, each audit at most
-    `audit_timeout` seconds; yields (key, summary, report) as they finish."""
+def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable) -> Iterator[tuple]:
+    """Every audit of `specs` run by `run_audit` (a module-level function, so that it pickles) in
+    one of `workers` supervised processes, each audit at most `audit_timeout` seconds; yields
+    (key, summary, report) as they finish."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["dpfuzz.campaign"])
     pending, pool = list(reversed(specs)), []
@@ -82,7 +84,7 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float) -> 
             while pending and len([w for w in pool if w.spec is not None]) < workers:
                 idle = next((w for w in pool if w.spec is None), None)
                 if idle is None:
-                    idle = _Worker(context, one_thread=workers > 1)
+                    idle = _Worker(context, workers > 1, run_audit)
                     pool.append(idle)
                 idle.give(pending.pop())
             busy = [worker for worker in pool if worker.spec is not None]
