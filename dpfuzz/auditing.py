@@ -71,6 +71,7 @@ def audit(
         raise InvalidArgument(f"policy must be a dpfuzz.AuditPolicy, got {type(policy).__name__}; build one with AuditPolicy(field=value, ...).")
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
+    check_memory(settings, domain)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
@@ -84,6 +85,7 @@ def audit(
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:
         probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
+        check_memory(settings, domain, probed.samples)
         if unbounded:
             limit_slow_release(run)
         tester = audit_tester(settings, claim, probed.samples, mechanism)
@@ -91,6 +93,30 @@ def audit(
         return search_and_certify(run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed)
     except MechanismTooSlow as slow:
         return too_slow_report(run, settings, str(slow))
+
+
+TRIAL_BYTES = 4096  # memory one search trial's record keeps (pair, two results), at most
+
+
+def check_memory(settings: AuditSettings, domain: Domain, outputs=None) -> None:
+    """Refuse, before anything large is drawn, an audit whose datasets, search outputs (`samples`
+    per side of a pair, with the probe's `outputs` for their size) or trial records would take
+    more than half this machine's memory; the error names the setting and the memory it needs."""
+    import os
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    values = 1 if outputs is None else max(int(outputs[0].size), 1)
+    needs = [
+        ("max_size", domain.max_size, 2 * domain.max_size * domain.record_width * 8, "the domain's datasets"),
+        ("trials", settings.trials, settings.trials * TRIAL_BYTES, "the search's trial records"),
+        ("samples", settings.samples, 2 * settings.samples * values * 8, f"a pair's outputs ({values:,} value{'s' if values > 1 else ''} each)"),
+    ]
+    for name, value, size, what in needs:
+        if size > total / 2:
+            raise InvalidArgument(
+                f"{name}={value:,} would need about {size / 2**30:,.1f} GiB for {what}, more than half of this machine's "
+                f"{total / 2**30:,.1f} GiB: give a smaller {name}."
+            )
 
 
 def limit_slow_release(run: Run) -> None:

@@ -604,3 +604,22 @@ def test_max_draws_is_never_exceeded_and_a_budget_too_small_is_named():
     for cap in (1_864, 2_000, 3_064, 3_500, 7_777):
         for mechanism in (noisy_sum, vector_sum):
             assert audit(mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap).draws <= cap
+
+
+def test_an_audit_nobody_can_afford_is_refused_before_it_draws():
+    # 10^12 samples, 10^9 trials or datasets of 10^12 records would not fit in any machine's
+    # memory: each is an error naming the setting and the memory it needs, before any drawing.
+    calls = []
+
+    def counted(dataset, num_samples, rng):
+        calls.append(num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    for domain, options, name in (
+        (Domain(max_size=3), {"samples": 10**12}, "samples=1,000,000,000,000"),
+        (Domain(max_size=3), {"trials": 10**9}, "trials=1,000,000,000"),
+        (Domain(max_size=10**12), {}, "max_size=1,000,000,000,000"),
+    ):
+        with pytest.raises(InvalidArgument, match=rf"{name} would need about [\d,.]+ GiB .* give a smaller"):
+            audit(counted, PureDP(1.0), domain, seed=0, **options)
+    assert calls == []
