@@ -18,6 +18,7 @@ probability at most β for the whole audit (docs/explanation/statistics.md).
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from dpfuzz.claims import Claim
@@ -75,7 +76,7 @@ def audit(
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
-    smallest = run.policy.probe_draws + 4 * run.policy.min_start  # the probe, one pair, one verification
+    smallest = run.policy.smallest_audit_draws
     if settings.max_draws is not None and settings.max_draws < smallest:
         raise InvalidArgument(
             f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws (the probe's "
@@ -102,8 +103,6 @@ def check_memory(settings: AuditSettings, domain: Domain, outputs=None) -> None:
     """Refuse, before anything large is drawn, an audit whose datasets, search outputs (`samples`
     per side of a pair, with the probe's `outputs` for their size) or trial records would take
     more than half this machine's memory; the error names the setting and the memory it needs."""
-    import os
-
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     values = 1 if outputs is None else max(int(outputs[0].size), 1)
     needs = [

@@ -146,7 +146,7 @@ def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
     if largest <= 0:
         raise InvalidArgument(
             f"max_draws={budget.max_draws:,} leaves no outputs to verify on: the probe drew {budget.used:,} of them. "
-            f"Give max_draws of at least {budget.used + 2 * run.policy.min_look:,}."
+            f"Give max_draws of at least {run.policy.smallest_audit_draws:,}."
         )
     beta = plan.beta / plan.directions  # what one direction's certificate gets
     best = tester.max_certifiable(claim, largest, beta)

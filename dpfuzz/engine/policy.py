@@ -85,6 +85,12 @@ class AuditPolicy:
         """Draws of the probe at most: twice the reproducibility check, then the probe's outputs."""
         return 2 * self.reproducibility_samples + self.probe_samples
 
+    @property
+    def smallest_audit_draws(self) -> int:
+        """Draws of the smallest audit: the probe, then `min_start` outputs per side for one pair
+        and for its verification."""
+        return self.probe_draws + 4 * self.min_start
+
 
 @dataclass(frozen=True)
 class EstimationPolicy:
