@@ -213,13 +213,12 @@ def _epsilon_panel(axis, title: str, points: list[dict]) -> None:
     values = [s["claimed_epsilon"] for s in points] + [s["epsilon_lower_bound"] for s in points if s.get("epsilon_lower_bound")]
     low, high = min(values) / 2, max(values) * 2
     none = low / 1.5
-    for s in points:
-        s["_y"] = s["epsilon_lower_bound"] if s.get("epsilon_lower_bound") else none
+    placed = [{**s, "epsilon_lower_bound": s.get("epsilon_lower_bound") or none} for s in points]
     for name, (colour, marker) in _MARKERS.items():
-        group = [s for s in points if s["outcome"] == name]
+        group = [s for s in placed if s["outcome"] == name]
         if group:
-            axis.scatter([s["claimed_epsilon"] for s in group], [s["_y"] for s in group], label=name, color=colour,
-                         marker=marker, alpha=0.85, zorder=3)
+            axis.scatter([s["claimed_epsilon"] for s in group], [s["epsilon_lower_bound"] for s in group], label=name,
+                         color=colour, marker=marker, alpha=0.85, zorder=3)
     axis.plot([low, high], [low, high], color="grey", linestyle="--", label="bound = claim: above it the claim is refuted")
     axis.axhline(none, color="#d0d7de", linewidth=0.8)
     axis.set_xscale("log")
@@ -234,13 +233,11 @@ def _epsilon_panel(axis, title: str, points: list[dict]) -> None:
     axis.set_yticks([tick for tick in axis.get_yticks() if low <= tick <= high] + [none])
     axis.set_yticklabels([f"{tick:g}" for tick in axis.get_yticks()[:-1]] + ["none"])
     axis.set_ylim(none / 1.5, high)
-    _label_points(axis, [{**s, "epsilon_lower_bound": s["_y"]} for s in points])
+    _label_points(axis, placed)
     axis.set(xlabel="claimed ε", ylabel="certified ε lower bound", title=title)
     axis.title.set_fontsize(10)
     # below the axes: inside, it covered the labels of points near a corner
     axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
-    for s in points:
-        del s["_y"]
 
 
 def _label_points(axis, points: list[dict]) -> None:
