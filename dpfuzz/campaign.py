@@ -57,6 +57,7 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
 _TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", "audit_timeout", *SETTING_KEYS)
 AUDIT_TIMEOUT = 1800.0  # seconds an audit of a campaign may run by default: a nightly run's bound
+DASK_WORKER_WAIT = 60.0  # seconds a campaign waits for a Dask scheduler to have a worker
 _TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
            "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
 _TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
@@ -424,15 +425,17 @@ def run_campaign(
     scheduler: str | None = None,
     run_id: int | None = None,
     on_result: Callable[[dict, int, int], None] | None = None,
+    worker_wait: float = DASK_WORKER_WAIT,
 ) -> int:
-    """Run every audit not yet in the store for `run_id` (a new run when None); returns the run id."""
+    """Run every audit not yet in the store for `run_id` (a new run when None); returns the run id.
+    With a Dask `scheduler`, it must have a worker within `worker_wait` seconds."""
     if run_id is None:
         run_id = store.new_run(config.to_dict())
     done = store.finished_keys(run_id)
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())
     finished = len(done)
-    for key, summary, report in _execute(pending, workers, scheduler, config.audit_timeout):
+    for key, summary, report in _execute(pending, workers, scheduler, config.audit_timeout, worker_wait):
         store.record(run_id, key, summary, report)
         finished += 1
         if on_result is not None:
@@ -440,25 +443,55 @@ def run_campaign(
     return run_id
 
 
-def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None, audit_timeout: float) -> Iterable[tuple]:
+def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None, audit_timeout: float, worker_wait: float) -> Iterable[tuple]:
     if not specs:
         return
     if scheduler is not None:
-        yield from _execute_dask(specs, scheduler)
+        yield from _execute_dask(specs, scheduler, audit_timeout, worker_wait)
     else:
         from dpfuzz.isolation import run_isolated
 
         yield from run_isolated(specs, max(workers, 1), audit_timeout, run_audit)
 
 
-def _execute_dask(specs: list[AuditSpec], scheduler: str) -> Iterable[tuple]:
+def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> tuple[str, dict, dict | None]:
+    """`run_audit` in its own process, at most `audit_timeout` seconds (a Dask task)."""
+    from dpfuzz.isolation import run_in_subprocess
+
+    return run_in_subprocess(spec, audit_timeout, run_audit)
+
+
+def _execute_dask(specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float) -> Iterable[tuple]:
+    """Each audit a Dask task that runs it isolated; a task whose worker died is that audit's
+    ``crashed`` outcome."""
     try:
         from dask.distributed import Client, as_completed as dask_completed
     except ImportError as error:
         raise ConfigError(
             "--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'."
         ) from error
-    with Client(scheduler) as client:
-        futures = [client.submit(run_audit, spec, pure=False) for spec in specs]
-        for future in dask_completed(futures):
-            yield future.result()
+    from dpfuzz.isolation import failed
+
+    try:
+        client = Client(scheduler, timeout=worker_wait)
+    except OSError as error:
+        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answered ({error}).") from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=worker_wait)
+        except TimeoutError:
+            raise ConfigError(
+                f"the Dask scheduler at {scheduler} has had no worker for {worker_wait:g} s: start one "
+                f"(dask worker {scheduler}), or run without --scheduler."
+            ) from None
+        futures = {client.submit(run_isolated_audit, spec, audit_timeout, pure=False, retries=0): spec for spec in specs}
+        started = time.monotonic()
+        try:
+            for future in dask_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as error:  # the worker running it died (KilledWorker), or the task was lost
+                    yield failed(futures[future], "crashed", f"the Dask task ended without a result: {type(error).__name__}: "
+                                 f"{error}", time.monotonic() - started)
+        finally:
+            client.cancel(list(futures))

@@ -20,6 +20,7 @@ import argparse
 import json
 import math
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -60,8 +61,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         Console(stderr=True, emoji=False).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
         return 2
     except KeyboardInterrupt:
-        Console(stderr=True, emoji=False).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
+        with _signals_ignored():  # a second Ctrl-C does not cut the message short
+            Console(stderr=True, emoji=False).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
         return 130
+
+
+@contextmanager
+def _signals_ignored():
+    """Ctrl-C and SIGTERM ignored in the block (in the main thread; elsewhere, nothing happens)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _naming_the_flag(message: str, argv: list[str]) -> str:

@@ -1,20 +1,35 @@
-"""Campaign audits in supervised worker processes: one audit that crashes, exits, hangs or runs
-out of memory is stored as that audit's outcome, and the campaign goes on.
+"""Campaign audits in supervised processes: one audit that crashes, exits, hangs or runs out
+of memory is stored as that audit's outcome, and the campaign goes on.
 
-Each worker serves audits one after another (its imports stay warm). The parent waits on the
-workers' pipes: a result is passed on; a `SystemExit` or `KeyboardInterrupt` the mechanism raises,
-or a pipe that closes (the worker died: `os._exit`, a signal, out of memory), is a ``crashed``
-outcome; an audit that runs past its time limit is a ``timed out`` outcome, its worker killed. A dead or
-killed worker is replaced. Leaving the generator (the last result, an error, Ctrl-C) kills every
-worker, so none outlives the campaign.
+Locally (`run_isolated`) each worker serves audits one after another (its imports stay warm).
+The parent waits on the workers' pipes: a result is passed on; a `SystemExit` or
+`KeyboardInterrupt` the mechanism raises, or a pipe that closes (the worker died: `os._exit`, a
+signal, out of memory), is a ``crashed`` outcome; an audit that runs past its time limit is a
+``timed out`` outcome, its worker killed. A dead or killed worker is replaced.
+
+No process outlives the campaign. Each worker leads its own process group, so killing it kills
+what it started (a `per_call` pool); leaving the generator (the last result, an error, Ctrl-C)
+kills every worker, with Ctrl-C and SIGTERM held off until they are gone; and a worker whose
+campaign process died (SIGKILL) notices its end of a pipe closing and kills its group.
+
+On Dask (`run_in_subprocess`) the task runs its audit in a child process the same way; a Dask
+worker is daemonic and may not start `multiprocessing` children, so the child is a plain
+subprocess.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import time
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -22,8 +37,12 @@ if TYPE_CHECKING:
     from dpfuzz.campaign import AuditSpec
 
 
-def _serve(connection, cwd: str, path: list[str], one_thread: bool, run_audit: Callable) -> None:
-    """A worker: run the audits sent with `run_audit`, send each result back; stop at None."""
+def _serve(connection, alive, cwd: str, path: list[str], one_thread: bool, run_audit: Callable) -> None:
+    """A worker: run the audits sent with `run_audit`, send each result back; stop at None, or
+    kill its process group when `alive` (whose other end only the campaign holds) closes."""
+    if hasattr(os, "setsid"):
+        os.setsid()
+    threading.Thread(target=_end_with_campaign, args=(alive,), daemon=True).start()
     os.chdir(cwd)  # a forkserver's child starts where the forkserver did: use the campaign's place
     sys.path[:] = path
     limits = None
@@ -36,18 +55,30 @@ def _serve(connection, cwd: str, path: list[str], one_thread: bool, run_audit: C
         try:
             connection.send((run_audit(spec), True))
         except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism: this process ends
-            reason = f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''}, which ends a process"
-            connection.send((failed(spec, "crashed", reason, time.monotonic() - started), False))
+            connection.send((_ended_by(spec, error, started), False))
             return
     del limits
+
+
+def _end_with_campaign(alive) -> None:
+    """Block until the campaign's end of `alive` closes, then kill this process and its group."""
+    try:
+        alive.recv()
+    except (EOFError, OSError):
+        pass
+    if hasattr(os, "killpg"):
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+    os._exit(1)
 
 
 class _Worker:
     def __init__(self, context, one_thread: bool, run_audit: Callable):
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, os.getcwd(), list(sys.path), one_thread, run_audit))
+        child_alive, self.alive = context.Pipe(duplex=False)
+        self.process = context.Process(target=_serve, args=(child, child_alive, os.getcwd(), list(sys.path), one_thread, run_audit))
         self.process.start()
         child.close()
+        child_alive.close()
         self.spec: AuditSpec | None = None
         self.started = 0.0
 
@@ -56,10 +87,15 @@ class _Worker:
         self.connection.send(spec)
 
     def kill(self) -> None:
+        """Kill the worker and every process it started (its group)."""
         if self.process.is_alive():
-            self.process.kill()
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL) if hasattr(os, "killpg") else self.process.kill()
+            except ProcessLookupError:  # it ended on its own meanwhile
+                pass
         self.process.join()
         self.connection.close()
+        self.alive.close()
 
 
 def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[str, dict, None]:
@@ -70,6 +106,22 @@ def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[s
         "outcome": outcome, "error": error, "seconds": seconds,
     }
     return spec.key, summary, None
+
+
+def _died(spec: AuditSpec, code: int | None, seconds: float) -> tuple[str, dict, None]:
+    return failed(spec, "crashed", f"the audit's process ended (exit code {code}) before it reported: the mechanism "
+                  "exited, was interrupted or killed, or ran out of memory", seconds)
+
+
+def _timed_out(spec: AuditSpec, audit_timeout: float, seconds: float) -> tuple[str, dict, None]:
+    return failed(spec, "timed out", f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
+                  "give the audit max_seconds, or a larger audit_timeout", seconds)
+
+
+def _ended_by(spec: AuditSpec, error: BaseException, started: float) -> tuple[str, dict, None]:
+    """The ``crashed`` outcome of an audit whose mechanism raised an exception that ends a process."""
+    reason = f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''}, which ends a process"
+    return failed(spec, "crashed", reason, time.monotonic() - started)
 
 
 def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable) -> Iterator[tuple]:
@@ -98,8 +150,7 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run
                     except (EOFError, OSError):
                         worker.process.join(5)
                         code = worker.process.exitcode
-                        result = failed(worker.spec, "crashed", f"the audit's process ended (exit code {code}) before it "
-                                        "reported: the mechanism exited, was interrupted or killed, or ran out of memory", seconds)
+                        result = _died(worker.spec, code, seconds)
                         worker.kill()
                         pool.remove(worker)
                     else:
@@ -112,8 +163,67 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run
                     spec = worker.spec
                     worker.kill()
                     pool.remove(worker)
-                    yield failed(spec, "timed out", f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
-                                 "give the audit max_seconds, or a larger audit_timeout", seconds)
+                    yield _timed_out(spec, audit_timeout, seconds)
     finally:
-        for worker in pool:
-            worker.kill()
+        with _signals_held():
+            for worker in pool:
+                worker.kill()
+
+
+@contextmanager
+def _signals_held():
+    """Ctrl-C and SIGTERM wait until the block ends (in the main thread; elsewhere, nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {number: signal.signal(number, lambda number, frame: received.append(number))
+                for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if received:
+            signal.raise_signal(received[0])
+
+
+def run_in_subprocess(spec: AuditSpec, audit_timeout: float, run_audit: Callable) -> tuple:
+    """`run_audit(spec)` in a child Python process, at most `audit_timeout` seconds; its result,
+    or a ``crashed`` / ``timed out`` outcome. The child and what it starts are killed on return."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="dpfuzz-audit-") as folder:
+        job, answer = Path(folder, "job.pickle"), Path(folder, "result.pickle")
+        job.write_bytes(pickle.dumps((os.getcwd(), list(sys.path), run_audit, spec, str(answer))))
+        child = subprocess.Popen([sys.executable, "-m", "dpfuzz.isolation", str(job)], start_new_session=hasattr(os, "setsid"))
+        try:
+            code = child.wait(audit_timeout)
+        except subprocess.TimeoutExpired:
+            return _timed_out(spec, audit_timeout, time.monotonic() - started)
+        finally:
+            if hasattr(os, "killpg"):
+                with suppress(ProcessLookupError, PermissionError):
+                    os.killpg(child.pid, signal.SIGKILL)
+            child.kill()
+            child.wait()
+        if answer.exists():
+            return pickle.loads(answer.read_bytes())
+        return _died(spec, code, time.monotonic() - started)
+
+
+def _child(job: str) -> None:
+    """The child of `run_in_subprocess`: run the job's audit, write its result beside the job."""
+    cwd, path, run_audit, spec, answer = pickle.loads(Path(job).read_bytes())
+    os.chdir(cwd)
+    sys.path[:] = path
+    started = time.monotonic()
+    try:
+        result = run_audit(spec)
+    except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism
+        result = _ended_by(spec, error, started)
+    Path(answer + ".part").write_bytes(pickle.dumps(result))
+    os.replace(answer + ".part", answer)
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1])

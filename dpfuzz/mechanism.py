@@ -13,6 +13,7 @@ import multiprocessing
 import pickle
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -77,15 +78,25 @@ class PerCallMechanism:
         if self.workers <= 1:
             return _draw(self.function, self.batch, self.batch_size, dataset, num_samples, rng, timeout)
         sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), self.workers) if len(chunk)]
+        count, generators = len(sizes), rng.spawn(len(sizes))
+        if multiprocessing.current_process().daemon:  # e.g. a Dask worker: no child processes; the same chunks here
+            return np.concatenate([_draw(self.function, self.batch, self.batch_size, dataset, size, generator, timeout)
+                                   for size, generator in zip(sizes, generators)])
         if self._pool is None:
             context = multiprocessing.get_context(self.start_method)
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
-        count = len(sizes)
-        chunks = self._pool.map(
-            _draw, [self.function] * count, [self.batch] * count, [self.batch_size] * count, [dataset] * count, sizes,
-            rng.spawn(count), [timeout] * count,
-        )
-        return np.concatenate(list(chunks))
+        try:
+            chunks = list(self._pool.map(
+                _draw, [self.function] * count, [self.batch] * count, [self.batch_size] * count, [dataset] * count, sizes,
+                generators, [timeout] * count,
+            ))
+        except BrokenProcessPool:  # a worker died: the next call starts a new pool
+            self._pool.shutdown(wait=False)
+            self._pool = None
+            raise MechanismError(
+                f"a worker process of {self!r} died while drawing (the function exited, was killed, or ran out of memory)."
+            ) from None
+        return np.concatenate(chunks)
 
     def close(self) -> None:
         """Shut the worker processes down (they are also shut down at exit)."""
@@ -120,7 +131,9 @@ def per_call(
     chunk with its own child generator spawned from ``rng``, so results are reproducible for a
     given worker count. Workers are started with `start_method` (``"forkserver"`` by default,
     safe after JAX or PyTorch have started threads; ``"spawn"`` also is), so the functions must
-    be picklable: defined at module level and importable.
+    be picklable: defined at module level and importable. In a daemonic process (a Dask
+    worker's), which may not start processes, the same chunks are drawn one after another. A
+    worker that dies fails that draw with `MechanismError`; the next draw starts new workers.
     """
     if not callable(function):
         raise InvalidArgument(f"per_call needs a function(dataset, rng) -> one output, got {function!r}.")

@@ -41,17 +41,17 @@ class Resolved:
 
 
 def load_attribute(spec: str) -> Any:
-    """Import ``package.module:attribute.path`` (modules in the working directory included)."""
+    """Import ``package.module:attribute.path`` (modules in the working directory included: the
+    working directory joins `sys.path`)."""
     module_name, separator, attribute = spec.partition(":")
     if not separator or not module_name or not attribute:
         raise ConfigError(f"target {spec!r} must look like 'package.module:attribute' or be a catalogue entry name.")
-    sys.path.insert(0, str(Path.cwd()))
+    if str(Path.cwd()) not in sys.path:  # it stays: processes a mechanism starts (per_call workers) import it too
+        sys.path.insert(0, str(Path.cwd()))
     try:
         value: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         raise ConfigError(f"target {spec!r}: cannot import module {module_name!r} ({error}).") from error
-    finally:
-        sys.path.pop(0)
     for part in attribute.split("."):
         if not hasattr(value, part):
             hint = did_you_mean(part, [name for name in dir(value) if not name.startswith("_")])

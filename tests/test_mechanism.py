@@ -1,3 +1,6 @@
+import multiprocessing
+import os
+
 import numpy as np
 import pytest
 
@@ -105,6 +108,29 @@ def test_per_call_fans_out_over_processes_reproducibly():
     again = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
     assert first.shape == (2_000,) and np.array_equal(first, again)
     assert abs(np.median(first) - 1.5) < 0.1 and len(np.unique(first)) == 2_000  # chunks use different streams
+    fanned.close()
+
+
+def exits_on_positive(dataset, rng):  # module level: picklable for worker processes
+    if dataset.sum() > 0:
+        os._exit(3)
+    return rng.laplace()
+
+
+def test_a_per_call_worker_that_dies_fails_its_draw_and_the_next_draw_starts_new_workers():
+    fanned = per_call(exits_on_positive, workers=2)
+    with pytest.raises(MechanismError, match="worker process of per_call.*died"):
+        draw_samples(fanned, DATA, 10, np.random.default_rng(0))
+    assert draw_samples(fanned, np.zeros(2), 10, np.random.default_rng(0)).shape == (10,)
+    fanned.close()
+
+
+def test_per_call_in_a_daemonic_process_draws_the_same_chunks_in_place():
+    fanned = per_call(one_noisy_sum, workers=2)
+    context = multiprocessing.get_context("forkserver")
+    with context.Pool(1) as pool:  # pool workers are daemonic
+        there = pool.apply(draw_samples, (fanned, DATA, 500, np.random.default_rng(3)))
+    assert np.array_equal(there, draw_samples(fanned, DATA, 500, np.random.default_rng(3)))
     fanned.close()
 
 

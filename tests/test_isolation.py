@@ -1,0 +1,149 @@
+"""Campaigns that survive their audits: Ctrl-C, a second Ctrl-C, SIGTERM and SIGKILL of a campaign
+with workers keep every finished result and leave no process behind; Dask runs poison pills isolated."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dpfuzz.campaign import load_config, run_campaign
+from dpfuzz.errors import ConfigError
+from dpfuzz.store import ResultsStore
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+
+MODULE = """
+import os, time
+from pathlib import Path
+from dpfuzz import per_call
+
+def laplace_sum(dataset, num_samples, rng):
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+def stuck(dataset, rng):
+    Path(f"pid-{os.getpid()}").touch()
+    time.sleep(600)
+
+def stuck_pool():
+    return per_call(stuck, workers=2)
+
+def exits(dataset, num_samples, rng):
+    os._exit(3)
+
+def interrupts(dataset, num_samples, rng):
+    raise KeyboardInterrupt
+
+def hangs(dataset, num_samples, rng):
+    time.sleep(600)
+"""
+
+
+def _target(name: str) -> str:
+    return f'[[target]]\nmechanism = "isolated_mechanisms:{name}"\nclaim = {{ type = "PureDP", epsilon = 1.0 }}\ndomain = {{ max_size = 3 }}\n'
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    (tmp_path / "isolated_mechanisms.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _stored(database: Path) -> int:
+    try:
+        with sqlite3.connect(database) as connection:
+            return connection.execute("SELECT COUNT(*) FROM audits").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not yet reaped by init, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
+    """A campaign with two workers: two quick audits stored, then two audits whose per_call
+    pools hang (each pool process leaves a pid-N file). Returns once all of that holds."""
+    config = workdir / "campaign.toml"
+    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("laplace_sum") + _target("stuck_pool"))
+    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
+               "campaign", "run", str(config), "--results", str(workdir / "results"), "--workers", "2", "--no-report"]
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    started = time.monotonic()
+    while _stored(workdir / "results" / "results.db") < 2 or len(list(workdir.glob("pid-*"))) < 4:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() - started < 120, "the campaign did not reach its stuck audits"
+        time.sleep(0.2)
+    return process, workdir / "results" / "results.db"
+
+
+def _stuck_pids(workdir: Path) -> list[int]:
+    return [int(path.name.split("-")[1]) for path in workdir.glob("pid-*")]
+
+
+def _gone(pids: list[int], within: float = 10.0) -> bool:
+    ends = time.monotonic() + within
+    while any(_alive(pid) for pid in pids) and time.monotonic() < ends:
+        time.sleep(0.1)
+    return not any(_alive(pid) for pid in pids)
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGINT, signal.SIGINT], [signal.SIGTERM]],
+                         ids=["ctrl-c", "ctrl-c twice", "sigterm"])
+def test_an_interrupted_campaign_keeps_its_results_and_leaves_no_process(workdir, signals):
+    process, database = _start_stuck_campaign(workdir)
+    sent = time.monotonic()
+    for number in signals:  # as a terminal does: to the campaign's process group
+        os.killpg(process.pid, number)
+        time.sleep(0.05)
+    _, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 10, stderr
+    if len(signals) == 1:
+        assert process.returncode == 130 and "finish the run with dpfuzz campaign run" in stderr and "--resume" in stderr
+    else:  # the second Ctrl-C may end the process by its signal, after or during the message
+        assert process.returncode in (130, -signal.SIGINT), stderr
+    assert _stored(database) == 2
+    assert _gone(_stuck_pids(workdir))
+
+
+def test_a_killed_campaign_leaves_no_worker(workdir):
+    process, _ = _start_stuck_campaign(workdir)
+    process.kill()
+    process.wait()
+    assert _gone(_stuck_pids(workdir))
+
+
+def test_dask_runs_each_audit_isolated_and_bounded(workdir):
+    distributed = pytest.importorskip("dask.distributed")
+    config = workdir / "campaign.toml"
+    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n"
+                      + "".join(_target(name) for name in ("exits", "interrupts", "hangs", "laplace_sum")))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        store = ResultsStore(workdir / "results.db")
+        began = time.monotonic()
+        run_id = run_campaign(load_config(config), store, scheduler=cluster.scheduler_address)
+        seconds = time.monotonic() - began
+        assert len(cluster.scheduler.workers) == 2  # no Dask worker died
+    outcomes = {s["target"].split(":")[1]: s["outcome"] for s in store.summaries(run_id)}
+    assert outcomes == {"exits": "crashed", "interrupts": "crashed", "hangs": "timed out", "laplace_sum": "not refuted"}
+    assert seconds < 3 + 10
+
+
+def test_a_dask_scheduler_without_workers_is_an_error_not_a_wait(workdir):
+    distributed = pytest.importorskip("dask.distributed")
+    config = workdir / "campaign.toml"
+    config.write_text(_target("laplace_sum"))
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
+        with pytest.raises(ConfigError, match="has had no worker for 2 s"):
+            run_campaign(load_config(config), ResultsStore(workdir / "results.db"), scheduler=cluster.scheduler_address, worker_wait=2)
