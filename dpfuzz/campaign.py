@@ -431,6 +431,7 @@ def run_campaign(
     With a Dask `scheduler`, it must have a worker within `worker_wait` seconds."""
     if run_id is None:
         run_id = store.new_run(config.to_dict())
+    store.lock_run(run_id)
     done = store.finished_keys(run_id)
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())

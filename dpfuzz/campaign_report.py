@@ -18,6 +18,8 @@ import io
 import json
 import re
 
+from dpfuzz.files import write_atomically
+
 FAILING = ("missed", "false alarm", "refuted", "crashed", "timed out", "error", "inconclusive")
 _COLOURS = {
     "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
@@ -337,17 +339,17 @@ def write_reports(
     out.mkdir(parents=True, exist_ok=True)
     stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
     paths = [out / f"{stem}.md", out / f"{stem}.html"]
-    paths[0].write_text(markdown(run, summaries, changes, missing))
+    write_atomically(paths[0], markdown(run, summaries, changes, missing))
     reports = store.reports(run["run_id"])
-    paths[1].write_text(html_page(run, summaries, reports, changes, missing))
+    write_atomically(paths[1], html_page(run, summaries, reports, changes, missing))
     audits = out / "audits"
     audits.mkdir(exist_ok=True)
     back = f'<body><p><a href="../{paths[1].name}">← campaign run {run["run_id"]}</a></p>'
     for key, report in reports.items():
         page = report.pop("html", None)
-        (audits / f"{audit_stem(key)}.json").write_text(json.dumps(report, indent=2))
+        write_atomically(audits / f"{audit_stem(key)}.json", json.dumps(report, indent=2))
         if page is not None:
-            (audits / f"{audit_stem(key)}.html").write_text(page.replace("<body>", back, 1))
+            write_atomically(audits / f"{audit_stem(key)}.html", page.replace("<body>", back, 1))
     failing = failures(summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False))
     return paths, failing + ([{"outcome": "incomplete", "target": f"run {run['run_id']}", "error": missing}] if missing else [])
 

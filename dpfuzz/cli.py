@@ -277,10 +277,12 @@ def _every(seconds: float, console):
 
 def _write_reports(console, reports) -> None:
     """Each (path or None, function returning the text) written where a path is given."""
+    from dpfuzz.files import write_atomically
+
     for path, text in reports:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text())
+            write_atomically(path, text())
             console.print(f"report written to {path}")
 
 
@@ -434,6 +436,7 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
                 f"run {run_id}, or drop --resume to start a new run with {args.config}."
             )
         validate(config, f"run {run_id}'s config")
+        store.lock_run(run_id)
         if args.retry_failed:
             retried = store.forget(run_id, ("error", "crashed", "timed out"))
             console.print(f"--retry-failed: {retried} stored audit{'s' if retried != 1 else ''} will run again")

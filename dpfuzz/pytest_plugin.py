@@ -40,6 +40,7 @@ from pathlib import Path
 import pytest
 
 from dpfuzz.cli import BUDGET_NAMES
+from dpfuzz.files import write_atomically
 
 _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
@@ -202,8 +203,8 @@ class Auditor:
         if directory:
             path = Path(directory)
             path.mkdir(parents=True, exist_ok=True)
-            (path / f"{stem}.json").write_text(json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
-            (path / f"{stem}.html").write_text(report.to_html().replace("<body>", '<body><p><a href="index.html">← all audits of the session</a></p>', 1))
+            write_atomically(path / f"{stem}.json", json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
+            write_atomically(path / f"{stem}.html", report.to_html().replace("<body>", '<body><p><a href="index.html">← all audits of the session</a></p>', 1))
 
 
 @pytest.fixture
@@ -248,7 +249,7 @@ class AuditSummary:
         directory = session.config.getoption("--dpfuzz-report")
         if directory and self.records and not hasattr(session.config, "workerinput"):
             Path(directory).mkdir(parents=True, exist_ok=True)
-            (Path(directory) / "index.html").write_text(index_page(self.records))
+            write_atomically(Path(directory) / "index.html", index_page(self.records))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect a finished test's audits, run in this process or (pytest-xdist) in a worker.

@@ -2,7 +2,9 @@
 
 Tables: ``runs`` (one row per campaign run, with its config) and ``audits`` (one row per
 finished audit, unique per run and audit key, with the full JSON report). A run killed at any
-point keeps every committed audit; resuming skips them.
+point keeps every committed audit; resuming skips them. A process that runs a run's audits
+holds a lock on that run (a byte of ``results.db.lock``, released when the process ends), so
+two resumes of one run cannot both run its pending audits.
 """
 
 from __future__ import annotations
@@ -41,9 +43,33 @@ class ResultsStore:
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.executescript(_SCHEMA)
         self._connection.commit()
+        self._lock_file = None
+        self._locked: set[int] = set()
 
     def close(self) -> None:
         self._connection.close()
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases this process's locks
+
+    def lock_run(self, run_id: int) -> None:
+        """Hold run `run_id` for this process (until it ends or the store closes), or raise
+        `ConfigError` when another process holds it. Without POSIX locks (Windows), nothing."""
+        try:
+            import fcntl
+        except ImportError:
+            return
+        if run_id in self._locked:
+            return
+        if self._lock_file is None:
+            self._lock_file = open(self.path.with_name(self.path.name + ".lock"), "a+b")
+        try:
+            fcntl.lockf(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, run_id)
+        except OSError:
+            raise ConfigError(
+                f"run {run_id} of {self.path} is being run by another process; wait for it to finish "
+                "(or stop it), then resume."
+            ) from None
+        self._locked.add(run_id)
 
     def new_run(self, config: dict) -> int:
         cursor = self._connection.execute(

@@ -1,5 +1,6 @@
 """Campaigns that survive their audits: Ctrl-C, a second Ctrl-C, SIGTERM and SIGKILL of a campaign
-with workers keep every finished result and leave no process behind; Dask runs poison pills isolated."""
+with workers keep every finished result and leave no process behind; a run resumes in one process
+at a time; Dask runs poison pills isolated."""
 
 from __future__ import annotations
 
@@ -122,6 +123,17 @@ def test_a_killed_campaign_leaves_no_worker(workdir):
     process.kill()
     process.wait()
     assert _gone(_stuck_pids(workdir))
+
+
+def test_a_second_resume_of_a_running_run_is_refused(workdir):
+    process, database = _start_stuck_campaign(workdir)
+    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
+               "campaign", "run", "campaign.toml", "--results", "results", "--resume", "--no-report"]
+    second = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
+    process.kill()
+    process.wait()
+    assert second.returncode == 2 and "run 1 of" in second.stderr and "is being run by another process" in second.stderr
+    assert _stored(database) == 2
 
 
 def test_dask_runs_each_audit_isolated_and_bounded(workdir):
