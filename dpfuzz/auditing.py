@@ -18,7 +18,6 @@ probability at most β for the whole audit (docs/explanation/statistics.md).
 
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 from dpfuzz.claims import Claim
@@ -31,6 +30,7 @@ from dpfuzz.engine.probe import probe
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
+from dpfuzz.memory import check_affordable
 from dpfuzz.report import AuditReport
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import Tester, make_tester
@@ -72,21 +72,15 @@ def audit(
         raise InvalidArgument(f"policy must be a dpfuzz.AuditPolicy, got {type(policy).__name__}; build one with AuditPolicy(field=value, ...).")
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
-    check_memory(settings, domain)
+    check_memory(settings)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
-    smallest = run.policy.smallest_audit_draws
-    if settings.max_draws is not None and settings.max_draws < smallest:
-        raise InvalidArgument(
-            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws (the probe's "
-            f"{run.policy.probe_draws:,}, then {run.policy.min_start:,} outputs per side for one pair and for its "
-            f"verification): give max_draws >= {smallest:,}."
-        )
+    check_max_draws(settings, run.policy)
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:
         probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
-        check_memory(settings, domain, probed.samples)
+        check_memory(settings, probed.samples)
         if unbounded:
             limit_slow_release(run)
         tester = audit_tester(settings, claim, probed.samples, mechanism)
@@ -99,23 +93,27 @@ def audit(
 TRIAL_BYTES = 4096  # memory one search trial's record keeps (pair, two results), at most
 
 
-def check_memory(settings: AuditSettings, domain: Domain, outputs=None) -> None:
-    """Refuse, before anything large is drawn, an audit whose datasets, search outputs (`samples`
-    per side of a pair, with the probe's `outputs` for their size) or trial records would take
-    more than half this machine's memory; the error names the setting and the memory it needs."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+def check_memory(settings: AuditSettings, outputs=None) -> None:
+    """Refuse, before anything large is drawn, an audit whose search outputs (`samples` per side
+    of a pair, with the probe's `outputs` for their size) or trial records would take more than
+    half this machine's memory (`Domain` refuses datasets that would); the error names the
+    setting and the memory it needs."""
     values = 1 if outputs is None else max(int(outputs[0].size), 1)
-    needs = [
-        ("max_size", domain.max_size, 2 * domain.max_size * domain.record_width * 8, "the domain's datasets"),
+    check_affordable([
         ("trials", settings.trials, settings.trials * TRIAL_BYTES, "the search's trial records"),
         ("samples", settings.samples, 2 * settings.samples * values * 8, f"a pair's outputs ({values:,} value{'s' if values > 1 else ''} each)"),
-    ]
-    for name, value, size, what in needs:
-        if size > total / 2:
-            raise InvalidArgument(
-                f"{name}={value:,} would need about {size / 2**30:,.1f} GiB for {what}, more than half of this machine's "
-                f"{total / 2**30:,.1f} GiB: give a smaller {name}."
-            )
+    ])
+
+
+def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
+    """Refuse a `max_draws` below the smallest audit's draws."""
+    smallest = policy.smallest_audit_draws
+    if settings.max_draws is not None and settings.max_draws < smallest:
+        raise InvalidArgument(
+            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws (the probe's "
+            f"{policy.probe_draws:,}, then {policy.min_start:,} outputs per side for one pair and for its "
+            f"verification): give max_draws >= {smallest:,}."
+        )
 
 
 def limit_slow_release(run: Run) -> None:

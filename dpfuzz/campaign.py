@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing
+from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing, TargetBuildError
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, check_keys, unknown_keys
@@ -62,6 +62,8 @@ _TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "P
            "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
 _TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
 TRUTHS = ("satisfies", "violates")
+_TARGET_TYPES = {key: "a string" for key in ("entry", "mechanism", "library", "truth", "tester", "name")} | {
+    key: "true or false" for key in ("catalogue", "per_call")}
 
 
 @dataclass(frozen=True)
@@ -256,8 +258,10 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     for index, raw in enumerate(raw_targets, start=1):
         where = f"target {index}"
         unknown = unknown_keys(raw, _TARGET_KEYS, where)
-        if unknown:
-            problems += unknown
+        mistyped = [f"{where}: {key} must be {kind}, got {raw[key]!r}" for key, kind in _TARGET_TYPES.items()
+                    if key in raw and not isinstance(raw[key], str if kind == "a string" else bool)]
+        if unknown or mistyped:
+            problems += unknown + mistyped
             continue
         if raw.get("catalogue"):
             targets.extend(catalogue_targets())
@@ -321,8 +325,13 @@ def validate(config: CampaignConfig, source: str = "the campaign config", proble
     from dpfuzz.testers import TESTER_NAMES, make_tester
 
     problems = list(problems or [])
+    from dpfuzz.auditing import check_max_draws, check_memory
+    from dpfuzz.engine.policy import AuditPolicy
+
     try:
-        AuditSettings.build(budget=config.budget, **config.settings)
+        settings = AuditSettings.build(budget=config.budget, **config.settings)
+        check_memory(settings)
+        check_max_draws(settings, AuditPolicy())
     except DPFuzzError as error:
         problems.append(str(error))
     for finder in dict.fromkeys(config.finders):
@@ -339,7 +348,7 @@ def validate(config: CampaignConfig, source: str = "the campaign config", proble
             resolved = target.build()
             if tester not in ("entry", "auto"):
                 make_tester(tester, resolved.claim)
-        except LibraryMissing:  # not a config problem: the audit is skipped when it runs
+        except (LibraryMissing, TargetBuildError):  # not config problems: the audit is skipped, or stored as an error
             continue
         except DPFuzzError as error:
             problems.append(str(error) if str(error).startswith(target.name) else f"{target.name}: {error}")

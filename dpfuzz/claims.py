@@ -26,10 +26,20 @@ class Claim:
         return {"type": type(self).__name__, **{field.name: getattr(self, field.name) for field in fields(self)}}
 
 
+# The largest ε a claim may state: e^ε is a finite float up to about 709.78, and no audit can
+# certify a probability ratio anywhere near e^700 with outputs a machine can draw.
+MAX_EPSILON = 700.0
+
+
 def _epsilon(value: object) -> float:
     epsilon = check_number("epsilon", value, finite=False)
     if not 0.0 <= epsilon < math.inf:
         raise InvalidArgument(f"epsilon must be finite and >= 0, got {value!r}.")
+    if epsilon > MAX_EPSILON:
+        raise InvalidArgument(
+            f"epsilon={value!r} is above {MAX_EPSILON:g}: e^epsilon overflows a float, and no audit could refute such a "
+            "claim (that needs an event more than e^700 times likelier on one dataset). Audit a smaller epsilon."
+        )
     return epsilon
 
 
@@ -133,7 +143,8 @@ class ProfileClaim(Claim):
         return ApproxDP(self.epsilon_at(delta), delta)
 
     def epsilon_grid(self) -> tuple[float, ...]:
-        """The ε at which event testers may test: 24 points from 0 to the ε of δ = 10⁻¹²."""
+        """The ε at which event testers may test: 24 points from 0 to the ε of δ = 10⁻¹² (at
+        most `MAX_EPSILON`)."""
         return tuple(epsilon for epsilon, _ in _profile_points(self))
 
     def profile_points(self) -> tuple[tuple[float, float], ...]:
@@ -143,7 +154,7 @@ class ProfileClaim(Claim):
 
 @lru_cache(maxsize=64)
 def _profile_points(claim: ProfileClaim, points: int = 24) -> tuple[tuple[float, float], ...]:
-    top = claim.epsilon_at(1e-12)
+    top = min(claim.epsilon_at(1e-12), MAX_EPSILON)  # past MAX_EPSILON, e^ε overflows and nothing is refutable
     grid = [top * index / (points - 1) for index in range(points)]
     return tuple((epsilon, claim.delta_at(epsilon)) for epsilon in grid)
 
@@ -231,7 +242,7 @@ class ZeroConcentratedDP(ProfileClaim):
             alpha = 1.0 + 1e-3 * 10 ** (index / 50)
             log_delta = (alpha - 1) * (alpha * rho - epsilon) - math.log(alpha) + (alpha - 1) * math.log1p(-1 / alpha)
             best = log_delta if index == 0 else min(best, log_delta)
-        return min(1.0, math.exp(best))
+        return 1.0 if best >= 0.0 else math.exp(best)
 
 
 def group_claim(claim: Claim, k: int) -> Claim:

@@ -9,6 +9,7 @@ import numpy as np
 
 from dpfuzz.datasets import DatasetPair, first_difference, format_dataset
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.memory import check_affordable
 from dpfuzz.relations import Linf, Relation, make_relation
 from dpfuzz.validation import check_int
 
@@ -79,6 +80,9 @@ class Domain:
             object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=0))
         if self.max_size < self.min_size:
             raise InvalidArgument(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
+        width = self.dim or 1
+        check_affordable([("max_size" if width == 1 else "dim", self.max_size if width == 1 else width,
+                           16 * max(self.max_size, 1) * width, f"two datasets of {self.max_size:,} records of {width:,} values")])
         shape = () if self.dim is None else (self.dim,)
         low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
         if not np.all(low <= high):

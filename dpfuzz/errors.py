@@ -35,5 +35,10 @@ class MechanismTooSlow(MechanismError):
     verdict needs: an audit reports it as inconclusive, naming the call."""
 
 
+class TargetBuildError(DPFuzzError):
+    """A target's module or factory raised while it was built; a campaign stores it as that
+    target's error and goes on."""
+
+
 class LibraryMissing(DPFuzzError):
     """A library an audit target needs (an adapter's) is not installed; campaigns skip the target."""

@@ -38,6 +38,7 @@ from dpfuzz.engine.timing import Deadline, timed_estimate
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.estimate_report import EpsilonEstimate
 from dpfuzz.mechanism import Mechanism, output_words
+from dpfuzz.memory import check_affordable
 from dpfuzz.report import AuditReport
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import make_tester
@@ -188,6 +189,7 @@ class _Task:
         run = Run(self.mechanism, claim, self.domain, budget, seed, self.policy.audit)
         probed = probe(run, min(self.policy.audit.probe_samples, first_samples))
         samples, verify, selection = plan(probed.samples)
+        check_affordable([("max_draws", f"{budget.max_draws:,} (this stage's)", 16 * samples * probed.samples[0].size, f"{samples:,} fitting outputs per side")])
         tester = make_tester(estimation_tester(self.mechanism), claim)
         settings = AuditSettings.build(
             tester=tester, finder=finder, trials=self.trials if isinstance(finder, str) else len(finder), samples=samples,
@@ -228,7 +230,6 @@ def _chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
 
 
-
 def estimation_tester(mechanism=None):
     """The tester every estimate certifies and ranks with: events by the ε they would certify,
     pure DP by the joint privacy-loss bound, patterns in the mechanism's words."""
@@ -237,9 +238,8 @@ def estimation_tester(mechanism=None):
     return HockeyStickTester(objective="epsilon", certificate="privacy_loss", describe_output=output_words(mechanism))
 
 
-_MOVED = {name: "dpfuzz.engine.sizes" for name in ("fit_samples", "search_plan", "smallest_budget", "verification_samples")}
-_MOVED.update(seconds_per_draw="dpfuzz.engine.timing", planned_draws="dpfuzz.engine.timing")
-
+_MOVED = {name: "dpfuzz.engine.sizes" for name in ("fit_samples", "search_plan", "smallest_budget", "verification_samples")} | {
+    name: "dpfuzz.engine.timing" for name in ("seconds_per_draw", "planned_draws")}
 
 def __getattr__(name: str):
     if name in _MOVED:  # deprecated locations, kept for one minor release

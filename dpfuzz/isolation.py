@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from multiprocessing.connection import wait
@@ -51,13 +52,28 @@ def _serve(connection, alive, cwd: str, path: list[str], one_thread: bool, run_a
 
         limits = threadpool_limits(limits=1)
     while (spec := connection.recv()) is not None:
-        started = time.monotonic()
-        try:
-            connection.send((run_audit(spec), True))
-        except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism: this process ends
-            connection.send((_ended_by(spec, error, started), False))
+        result, alive = _guarded(run_audit, spec)
+        connection.send((result, alive))
+        if not alive:
             return
     del limits
+
+
+def _guarded(run_audit: Callable, spec: AuditSpec) -> tuple[tuple, bool]:
+    """`run_audit(spec)`'s result, or the ``crashed`` outcome of what it raised, and whether the
+    process may go on: not after `SystemExit` or `KeyboardInterrupt` from inside the mechanism.
+    (`run_audit` turns the mechanism's own errors into outcomes; anything else is dpfuzz's.)"""
+    started = time.monotonic()
+    try:
+        return run_audit(spec), True
+    except Exception as error:
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        reason = (f"dpfuzz failed on this audit ({type(error).__name__}: {error}, at {where.filename}:{where.lineno}): "
+                  "a bug in dpfuzz; please report it with the audit's command")
+        return failed(spec, "crashed", reason, time.monotonic() - started), True
+    except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism: the process ends
+        reason = f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''}, which ends a process"
+        return failed(spec, "crashed", reason, time.monotonic() - started), False
 
 
 def _end_with_campaign(alive) -> None:
@@ -116,12 +132,6 @@ def _died(spec: AuditSpec, code: int | None, seconds: float) -> tuple[str, dict,
 def _timed_out(spec: AuditSpec, audit_timeout: float, seconds: float) -> tuple[str, dict, None]:
     return failed(spec, "timed out", f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
                   "give the audit max_seconds, or a larger audit_timeout", seconds)
-
-
-def _ended_by(spec: AuditSpec, error: BaseException, started: float) -> tuple[str, dict, None]:
-    """The ``crashed`` outcome of an audit whose mechanism raised an exception that ends a process."""
-    reason = f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''}, which ends a process"
-    return failed(spec, "crashed", reason, time.monotonic() - started)
 
 
 def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable) -> Iterator[tuple]:
@@ -216,11 +226,7 @@ def _child(job: str) -> None:
     cwd, path, run_audit, spec, answer = pickle.loads(Path(job).read_bytes())
     os.chdir(cwd)
     sys.path[:] = path
-    started = time.monotonic()
-    try:
-        result = run_audit(spec)
-    except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism
-        result = _ended_by(spec, error, started)
+    result, _ = _guarded(run_audit, spec)
     Path(answer + ".part").write_bytes(pickle.dumps(result))
     os.replace(answer + ".part", answer)
 

@@ -1,4 +1,5 @@
-"""Large arrays written once, allocated without transparent huge pages.
+"""Memory: large arrays written once, allocated without transparent huge pages; and refusing
+what this machine cannot hold, before it is allocated.
 
 NumPy asks the kernel for huge pages (madvise) on every allocation of 4 MiB or more. Where the
 kernel honours that request synchronously (`/sys/kernel/mm/transparent_hugepage/defrag` set to
@@ -12,9 +13,12 @@ pages may serve a mechanism's reused temporaries (docs/decisions/0014-drawing-an
 from __future__ import annotations
 
 import importlib
+import os
 from contextlib import contextmanager
 
 import numpy as np
+
+from dpfuzz.errors import InvalidArgument
 
 
 def _huge_page_switch():
@@ -47,3 +51,16 @@ def empty_array(shape, dtype=float) -> np.ndarray:
     """`np.empty(shape, dtype)` on ordinary pages (see the module's docstring)."""
     with ordinary_pages():
         return np.empty(shape, dtype=dtype)
+
+
+def check_affordable(needs: list[tuple[str, float, float, str]]) -> None:
+    """Refuse, before anything is allocated, what would take more than half this machine's
+    memory: each need is (setting, its value or its text, bytes it needs, what they hold); the error
+    names the setting, the memory it needs and the machine's."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for name, value, size, what in needs:
+        if size > total / 2:
+            raise InvalidArgument(
+                f"{name}={value if isinstance(value, str) else f'{value:,}'} would need about {size / 2**30:,.1f} GiB for {what}, more than half of this machine's "
+                f"{total / 2**30:,.1f} GiB: give a smaller {name}."
+            )

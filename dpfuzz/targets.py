@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpfuzz.errors import ConfigError, InvalidArgument
+from dpfuzz.errors import ConfigError, DPFuzzError, InvalidArgument, TargetBuildError
 from dpfuzz.validation import did_you_mean
 
 CLAIM_PARAMETERS = ("epsilon", "delta", "alpha")
@@ -51,7 +51,11 @@ def load_attribute(spec: str) -> Any:
     try:
         value: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
+        if error.name is not None and module_name != error.name and not module_name.startswith(error.name + "."):
+            raise TargetBuildError(f"target {spec!r}: importing {module_name!r} raised ModuleNotFoundError: {error}") from error
         raise ConfigError(f"target {spec!r}: cannot import module {module_name!r} ({error}).") from error
+    except Exception as error:  # the module itself raised (a SyntaxError, an error at import time)
+        raise TargetBuildError(f"target {spec!r}: importing {module_name!r} raised {type(error).__name__}: {error}") from error
     for part in attribute.split("."):
         if not hasattr(value, part):
             hint = did_you_mean(part, [name for name in dir(value) if not name.startswith("_")])
@@ -122,7 +126,7 @@ def resolve(
     else:
         claim_given = claim is not None or {"epsilon", "mu", "rho"} & set(claimed)
         try:
-            mechanism = value(**_factory_arguments(value, label, claimed, params))
+            mechanism = _built(value, label, _factory_arguments(value, label, claimed, params))
         except ConfigError:
             if claim_given:
                 raise
@@ -143,10 +147,20 @@ def _one_output_per_call(value, label: str, claimed: dict, params: dict):
     if is_mechanism(value):
         kind = "a per_call wrapper already" if isinstance(value, PerCallMechanism) else "a mechanism (it takes num_samples)"
         raise ConfigError(f"{label} is {kind}: name it without per_call.")
-    function = value if _takes_dataset_and_rng(value) else value(**_factory_arguments(value, label, claimed, params))
+    function = value if _takes_dataset_and_rng(value) else _built(value, label, _factory_arguments(value, label, claimed, params))
     if not _takes_dataset_and_rng(function):
         raise ConfigError(f"per_call: {label} must be a function (dataset, rng) -> one output, or a factory returning one.")
     return per_call(function)
+
+
+def _built(factory, label: str, arguments: dict):
+    """`factory(**arguments)`; what it raises (but dpfuzz's own errors) is a `TargetBuildError`."""
+    try:
+        return factory(**arguments)
+    except DPFuzzError:
+        raise
+    except Exception as error:
+        raise TargetBuildError(f"{label}: its factory raised {type(error).__name__}: {error}") from error
 
 
 def _takes_dataset_and_rng(function) -> bool:

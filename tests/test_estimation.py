@@ -435,3 +435,11 @@ def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
     assert scalar.samples == fit_samples(budget, scalar=True) == 1_000_000 < vector.samples == fit_samples(budget)
     assert scalar.verification.num_samples[0] == (budget - 2 * scalar.samples) // 2 == verification_samples(6_000_000, True)
     assert scalar.draws <= 6_000_000 and vector.draws <= 6_000_000
+
+
+def test_an_estimate_whose_fitting_outputs_cannot_fit_in_memory_is_refused_before_drawing_them():
+    def wide(dataset, num_samples, rng):  # 200,000 values per output
+        return np.zeros((num_samples, 200_000)) + dataset.sum()
+
+    with pytest.raises(InvalidArgument, match=r"max_draws=.* would need about .* GiB for .* fitting outputs per side"):
+        estimate_epsilon(wide, Domain(max_size=2), max_draws=10**8, seed=0)
