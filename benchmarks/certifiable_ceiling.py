@@ -37,15 +37,13 @@ from __future__ import annotations
 
 import argparse
 import numpy as np
+from cases import EPSILON, MAX_DRAWS, SVT3_PAIRS, certificates, monotone_scores, svt3_outputs
 from results_table import environment, write
 from scipy import stats
-from sklearn.isotonic import IsotonicRegression
 
 from dpfuzz import EstimationPolicy
 from dpfuzz.engine import sizes as estimate_sizes
-from dpfuzz.testers.bounds import pure_dp_epsilon_lower, wilson_lower, wilson_upper
 
-EPSILON, BETA, MAX_DRAWS = 0.1, 0.05, 26_000_000
 # Larger budgets on one pair, for the draws a ceiling of 95% of ε needs.
 LARGER_DRAWS = (5 * 10**7, 10**8, 2 * 10**8, 4 * 10**8, 6 * 10**8, 10**9)
 TOP_SETS = 200  # events certified exactly per verification size (`certificates`); --quick: 20, which
@@ -120,50 +118,6 @@ def pairs(levels: np.ndarray, k: int, splits: tuple[int, ...]) -> list[tuple[np.
                 base = np.r_[np.full(m, a), np.full(k - m, b)]
                 found.append((base, neighbours(base, groups)))
     return found
-
-
-def svt3_outputs(answers: np.ndarray, threshold: float, values: np.ndarray, grid: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """SVT3 with cutoff 1 (ρ ~ Lap(2/ε), ν ~ Lap(2/ε), T = `threshold`): one answer vector ↦ the
-    probabilities of ⊤ first at query j with its released value q_j + ν_j in each cell of the
-    `values` grid (row-major: j, then the cell), then of ⊥^k; `weights` is the density of ρ on the
-    `grid` times its step. Given ⊤ at j with value v, ρ ≤ v − T and every earlier answer is ⊥:
-
-        p(j, v) = f_ν(v − q_j) ∫_{r ≤ v − T} f_ρ(r) ∏_{i<j} F_ν(T + r − q_i) dr."""
-    noise, below, cell = stats.laplace(scale=2 / EPSILON), np.ones_like(grid), values[1] - values[0]  # ν
-    cells = []
-    for answer in answers:
-        reached = np.cumsum(weights * below)  # ∫_{r ≤ grid} f_ρ(r) ∏ F_ν dr
-        cells.append(noise.pdf(values - answer) * np.interp(values - threshold, grid, reached) * cell)
-        below = below * noise.cdf(threshold + grid - answer)
-    probabilities = np.r_[np.concatenate(cells), weights @ below]
-    return probabilities / probabilities.sum()  # the grid sums add 0.08% to the mass
-
-
-def certificates(p: np.ndarray, q: np.ndarray, n: int, top_sets: int, beta: float = BETA, scores: np.ndarray | None = None) -> np.ndarray:
-    """Per row, the best expected certificate over the likelihood-ratio sets S (unions of the
-    outputs of largest p/q, short of the whole output space, which certifies nothing): the bound
-    `estimate_epsilon` certifies pure DP with (`pure_dp_epsilon_lower`, β) at the expected counts
-    p(S)·n and q(S)·n. It is computed for the `top_sets` sets that Wilson's bounds at β/2 rank
-    highest and the `top_sets` / 2 they rank highest at 2β (the joint bound's margin is about half
-    a side's at β/2, so its best set can be smaller than all of the first shortlist: SVT3's
-    outputs of equal ratio make thousands of sets of nearly one size), −∞ for the rest. With
-    `scores`, the sets are those a score of each output thresholds instead: unions of its largest
-    values, never splitting outputs of equal score."""
-    order = np.argsort(np.log(q) - np.log(p) if scores is None else -scores, axis=1, kind="stable")
-    p, q = np.take_along_axis(p, order, axis=1), np.take_along_axis(q, order, axis=1)
-    p_sets, q_sets = np.cumsum(p, axis=1)[:, :-1] * n, np.cumsum(q, axis=1)[:, :-1] * n
-    ends = np.ones(p_sets.shape, dtype=bool)
-    if scores is not None:  # a set ends only where the score changes
-        ranked = np.take_along_axis(scores, order, axis=1)
-        ends = ranked[:, :-1] != ranked[:, 1:]
-    shortlists = []
-    for level, count in ((beta / 2, top_sets), (2 * beta, top_sets // 2)):
-        approximate = np.log(np.maximum(wilson_lower(p_sets, n, level), 1e-300) / wilson_upper(q_sets, n, level))
-        shortlists.append(np.argsort(np.where(ends, approximate, -np.inf), axis=None)[-count:])
-    top = np.unique(np.concatenate(shortlists))
-    exact = np.full(p_sets.size, -np.inf)
-    exact[top] = [pure_dp_epsilon_lower(round(x), n, round(y), n, beta) for x, y in zip(p_sets.ravel()[top], q_sets.ravel()[top])]
-    return exact.reshape(p_sets.shape).max(axis=1)
 
 
 def ceiling(outputs, candidates: list, sizes: tuple[int, ...], top_sets: int) -> tuple[float, list[float], list[str]]:
@@ -247,31 +201,6 @@ def main() -> None:
         )
     lines += svt3_section(sizes[False][:2], 0.5 if args.quick else 0.1, top_sets, grid, weights)
     write("certifiable_ceiling", lines, args.quick)
-
-
-def monotone_scores(p: np.ndarray, q: np.ndarray, patterns: int) -> np.ndarray:
-    """The exact log-ratio ln(p/q) of SVT3's outputs (`patterns` blocks of value cells, then ⊥^k)
-    as `MonotonePatternScore` can express it: within each pattern, the best monotone fit of the
-    ratio over the value (isotonic, in the direction that fits better, weighted by p + q)."""
-    ratio, weight = np.log(p) - np.log(q), p + q
-    cells = (len(p) - 1) // patterns
-    scores = ratio.copy()
-    for block in range(patterns):
-        rows = slice(block * cells, (block + 1) * cells)
-        x, y, w = np.arange(cells), ratio[rows], weight[rows]
-        fits = [IsotonicRegression(increasing=up).fit_transform(x, y, sample_weight=w) for up in (True, False)]
-        scores[rows] = min(fits, key=lambda fit: np.sum(w * (fit - y) ** 2))
-    return scores
-
-
-# SVT3's pairs: DP-Sniper's, and three of StatDP's patterns from all answers at 0 (which searches of
-# DP-Sniper's domain settle on: search_share.md, dpsniper_side_by_side.md), each in both orders.
-SVT3_PAIRS = {
-    "DP-Sniper's: [0]*5+[1]*5 / [1]*5+[0]*5": (np.r_[np.zeros(5), np.ones(5)], np.r_[np.ones(5), np.zeros(5)]),
-    "half up, half down: [0]*10 / [1]*5+[-1]*5": (np.zeros(10), np.r_[np.ones(5), -np.ones(5)]),
-    "all answers up: [0]*10 / [1]*10": (np.zeros(10), np.ones(10)),
-    "one up, the rest down: [0]*10 / [1]+[-1]*9": (np.zeros(10), np.r_[1.0, -np.ones(9)]),
-}
 
 
 def svt3_section(sizes: tuple[int, int], cell: float, top_sets: int, grid: np.ndarray, weights: np.ndarray) -> list[str]:

@@ -39,6 +39,8 @@ EXPERIMENTS = [
     ("verdicts", "python benchmarks/verdicts.py", "issue 67: three verdicts; an untestable δ is inconclusive, never passed"),
     ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
     ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
+    ("cluster_estimate", "python benchmarks/cluster_estimate.py", "issue 68: one estimate's certification on a Dask cluster"),
+    ("structured_outputs", "python benchmarks/structured_outputs.py", "issue 66: keyed results and labels, caught and false alarms"),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
 PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib",

@@ -18,7 +18,7 @@ import argparse
 import resource
 import time
 
-from dpsniper_side_by_side import answers, row_setup, row_truth
+from cases import answers, row_setup, row_truth
 from results_table import environment, write
 
 from dpfuzz import estimate_epsilon

@@ -29,78 +29,20 @@ import argparse
 import time
 
 import numpy as np
+from cases import ROWS, row_truth, timed_estimate
 from results_table import environment, write
 
-from dpfuzz import DatasetPair, Domain, audit, estimate_epsilon
+from dpfuzz import audit
 from dpfuzz.catalogue import entry
 
 
-def answers(d0, d1) -> DatasetPair:
-    return DatasetPair(np.asarray(d0, dtype=float), np.asarray(d1, dtype=float))
-
-
-def answers_domain(queries: int) -> Domain:
-    """DP-Sniper's InputDomain(queries, FLOAT, [−10, 10]) with ℓ∞ neighbours at distance 1."""
-    return Domain(low=-10.0, high=10.0, min_size=queries, max_size=queries, relation="linf")
-
-
-# DP-Sniper's name: (our entry, its parameters, DP-Sniper's pair (None: our witness), the domain
-# searched (None: the entry's), DP-Sniper's ε lower bound and seconds (None: not measured here))
-ROWS = {
-    "SVT1": ("SVT1", {"c": 1, "t": 0.5}, None, answers_domain(10), None, None),
-    "SVT2": ("SVT2", {"c": 1}, None, answers_domain(10), None, None),
-    "SVT3": ("SVT3", {"c": 1}, answers([0] * 5 + [1] * 5, [1] * 5 + [0] * 5), answers_domain(10), 0.174, 205),
-    "SVT4": ("SVT4", {"c": 1}, answers([1] * 10, [2] * 5 + [0] * 5), answers_domain(10), 0.138, 237),
-    "SVT5": ("SVT5", {"c": 1}, answers([2] * 5 + [0] * 5, [1] * 10), answers_domain(10), 1.758, 32),
-    "SVT6": ("SVT6", {"c": 1}, answers([1] * 5 + [0] * 5, [0] * 5 + [1] * 5), answers_domain(10), 0.266, 58),
-    "ReportNoisyMax1": ("NoisyMaxLaplace", {}, None, answers_domain(5), None, None),
-    "ReportNoisyMax2": ("NoisyMaxExponential", {}, None, answers_domain(5), None, None),
-    "ReportNoisyMax3": ("NoisyMaxValueLaplace", {}, answers([1] * 5, [2] * 5), answers_domain(5), 0.244, 101),
-    "ReportNoisyMax4": ("NoisyMaxValueExponential", {}, answers([1] * 5, [2] * 5), answers_domain(5), 0.342, 37),
-    "NoisyHist1": ("NoisyHistogram", {"bins": 5}, None, None, None, None),
-    # counts [1,1,1,1,1] / [0,1,1,1,1]: one record in each of bins 0..4, and without the bin-0 record
-    "NoisyHist2": (
-        "NoisyHistogramWrongScale", {"bins": 5},
-        DatasetPair(np.arange(5, dtype=np.int64), np.arange(1, 5, dtype=np.int64)), None, 4.605, 16,
-    ),
-    "TruncatedGeometric": ("GeoSample", {"n": 5}, None, None, None, None),
-    "Laplace": ("Laplace", {}, DatasetPair(np.array([]), np.array([1.0])), None, 0.0985, 140),
-}
 QUICK_ROWS = ["SVT5", "NoisyHist2", "Laplace"]
-SNIPER_BETA = 0.1  # DP-Sniper's confidence 0.9
 SEARCH_SEEDS = range(3)  # a search's bound depends on the pair its seed leads it to (search_share.md)
 # Timed estimates vary run to run (SVT6's searches at 5.8 s, seeds 0–2: 0.03–0.31 over single runs,
 # 2026-11-26), so each runs FAST_RUNS times: one run cannot tell a regression from the clock.
 FAST_RUNS = 3
 # StatDP's headline algorithms: (our entry, StatDP's seconds to refute at ε = 0.7, from the issue)
 STATDP = {"iSVT1": 20, "iSVT2": None, "iSVT3": 64, "iSVT4": None}
-
-
-def row_setup(name: str):
-    """The row's mechanism, its entry's domain, the pair measured (DP-Sniper's, or our witness),
-    the domain searched, and β (DP-Sniper's rows at its confidence, the correct ones at 0.05)."""
-    entry_name, params, pair, search_domain, sniper_epsilon, _ = ROWS[name]
-    item = entry(entry_name)
-    params = {"epsilon": 0.1, **params}
-    domain = item.domain(**params)
-    beta = 0.05 if sniper_epsilon is None else SNIPER_BETA
-    return item(**params), domain, pair or item.witness(**params), search_domain or domain, beta
-
-
-def row_truth(name: str) -> float | None:
-    """The row's true ε at DP-Sniper's parameters (None where the catalogue does not know it)."""
-    entry_name, params, *_ = ROWS[name]
-    return entry(entry_name).truth(epsilon=0.1, **params).true_epsilon
-
-
-def timed_estimate(name: str, on_pair: bool, seed: int, **budget) -> tuple[float, float]:
-    """(ε lower bound, seconds) on DP-Sniper's pair (correct mechanisms: our witness) or searching."""
-    mechanism, domain, pair, searched, beta = row_setup(name)
-    start = time.perf_counter()
-    estimate = estimate_epsilon(
-        mechanism, pair if on_pair else searched, beta=beta, seed=seed, domain=domain if on_pair else None, **budget
-    )
-    return estimate.epsilon_lower_bound, time.perf_counter() - start
 
 
 def seeded_estimates(name: str, **budget) -> list[tuple[float, float]]:

@@ -21,13 +21,13 @@ import argparse
 import time
 
 import numpy as np
-from certifiable_ceiling import EPSILON, MAX_DRAWS, SVT3_PAIRS, certificates, monotone_scores, svt3_outputs
-from dpsniper_side_by_side import SNIPER_BETA, row_setup
+from cases import EPSILON, MAX_DRAWS, SNIPER_BETA, SVT3_PAIRS, certificates, monotone_scores, row_setup, svt3_outputs
 from results_table import environment, write
 from scipy import stats
 from sklearn.pipeline import Pipeline
 
-from dpfuzz import EstimationPolicy, estimation
+from dpfuzz import EstimationPolicy
+from dpfuzz.engine.estimate import estimation_tester
 from dpfuzz.engine import sizes as estimate_sizes
 from dpfuzz.claims import PureDP
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower
@@ -86,7 +86,7 @@ def main() -> None:
     weights = stats.laplace(scale=2 / EPSILON).pdf(grid) * (grid[1] - grid[0])  # ρ ~ Lap(2/ε)
     rows = output_rows(values)
     mechanism = row_setup("SVT3")[0]
-    tester = estimation.estimation_tester(mechanism)
+    tester = estimation_tester(mechanism)
     lines = [
         "# The events estimate_epsilon fits on SVT3, judged exactly",
         "",

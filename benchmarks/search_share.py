@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from dpsniper_side_by_side import ROWS, row_truth, timed_estimate
+from cases import ROWS, row_truth, timed_estimate
 from results_table import environment, write
 
 from dpfuzz import EstimationPolicy

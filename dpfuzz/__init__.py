@@ -49,6 +49,7 @@ _EXPORTS = {
     "FloatBitsTester": "dpfuzz.testers",
     "Mechanism": "dpfuzz.mechanism",
     "per_call": "dpfuzz.mechanism",
+    "structured": "dpfuzz.outputs",
     "AuditReport": "dpfuzz.report",
     "Verdict": "dpfuzz.engine.verdict",
     "TrialRecord": "dpfuzz.report",
@@ -111,6 +112,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     )
     from dpfuzz.finders import BaseFinder, Finder
     from dpfuzz.mechanism import Mechanism, per_call
+    from dpfuzz.outputs import structured
     from dpfuzz.relations import AddRemove, Linf, Relation, Substitute
     from dpfuzz.report import AuditReport, TrialRecord
     from dpfuzz.settings import AuditSettings

@@ -44,6 +44,7 @@ def audit(
     *,
     progress: Callable[[str], None] | None = None,
     policy: AuditPolicy | None = None,
+    dask_client=None,
     **options,
 ) -> AuditReport:
     """Search for neighbouring datasets on which `mechanism` violates `claim`, then certify.
@@ -59,6 +60,8 @@ def audit(
         goes; the command line shows it on a terminal.
     policy : the engine's tuning numbers (`dpfuzz.engine.AuditPolicy`); the default's are
         documented with their evidence in docs/decisions/.
+    dask_client : a `dask.distributed.Client`: the certification's fresh outputs are drawn and
+        counted on its workers, with the same bound as in this process (`dpfuzz.engine.chunks`).
     """
     settings = AuditSettings.build(settings, **options)
     if not isinstance(claim, Claim):
@@ -75,7 +78,7 @@ def audit(
     check_memory(settings)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
-    run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress)
+    run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
     check_max_draws(settings, run.policy)
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:

@@ -24,6 +24,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     domain = { low = 0.0, high = 1.0, max_size = 10 }
     truth = "satisfies"         # optional: what you expect, for the report's verdicts
     per_call = false            # true: the mechanism is (dataset, rng) -> one output, or a factory of one
+    structured = false          # true: its outputs are dicts, categories, tuples, … (dpfuzz.outputs)
 
     [[target]]
     catalogue = true            # every catalogue entry at its defaults
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from dpfuzz.cluster import WORKER_WAIT
 from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing, TargetBuildError
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
@@ -57,13 +59,12 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
 _TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", "audit_timeout", *SETTING_KEYS)
 AUDIT_TIMEOUT = 1800.0  # seconds an audit of a campaign may run by default: a nightly run's bound
-DASK_WORKER_WAIT = 60.0  # seconds a campaign waits for a Dask scheduler to have a worker
 _TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
            "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
-_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call")
+_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call", "structured")
 TRUTHS = ("satisfies", "violates")
 _TARGET_TYPES = {key: "a string" for key in ("entry", "mechanism", "library", "truth", "tester", "name")} | {
-    key: "true or false" for key in ("catalogue", "per_call")}
+    key: "true or false" for key in ("catalogue", "per_call", "structured")}
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Target:
     truth: str | None = None
     tester: str | None = None
     per_call: bool = False
+    structured: bool = False
 
     def build(self):
         """The `dpfuzz.targets.Resolved` target (the config's truth wins over the entry's)."""
@@ -95,7 +97,8 @@ class Target:
             resolved = resolve(self.library, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
         else:
             claim = claim_from_dict(self.claim)
-            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain(), per_call=self.per_call)
+            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain(), per_call=self.per_call,
+                               structured=self.structured)
         overridden = self.entry is not None and (self.claim or self.domain)  # the entry's truth is for its own
         truth = self.truth or (None if overridden else resolved.truth)
         return dataclasses.replace(resolved, name=self.name, truth=truth)
@@ -114,8 +117,9 @@ class Target:
         """Everything that defines the target, for keys (the display name excluded)."""
         data = dataclasses.asdict(self)
         data.pop("name")
-        if not data["per_call"]:  # keys of targets written before the field existed stay the same
-            data.pop("per_call")
+        for flag in ("per_call", "structured"):  # keys of targets written before the fields existed stay the same
+            if not data[flag]:
+                data.pop(flag)
         return data
 
 
@@ -159,6 +163,7 @@ class AuditSpec:
             parts.append(f"--{name.replace('_', '-')}={value}")
         parts += [f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()]
         parts += ["--per-call"] if self.target.per_call else []
+        parts += ["--structured"] if self.target.structured else []
         parts += [f"--budget={self.budget}", f"--tester={target.tester if self.tester == 'entry' else self.tester}"]
         parts += [f"--finder={self.finder}", f"--seed={self.seed}"]
         parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
@@ -276,7 +281,7 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             if wrong:
                 problems += wrong
                 continue
-            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester", "per_call") if key in raw}
+            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester", "per_call", "structured") if key in raw}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if "target" in data and not raw_targets:
         problems.append("'target = []' names no target: add [[target]] tables (catalogue = true audits the whole catalogue)")
@@ -434,7 +439,7 @@ def run_campaign(
     scheduler: str | None = None,
     run_id: int | None = None,
     on_result: Callable[[dict, int, int], None] | None = None,
-    worker_wait: float = DASK_WORKER_WAIT,
+    worker_wait: float = WORKER_WAIT,
 ) -> int:
     """Run every audit not yet in the store for `run_id` (a new run when None); returns the run id.
     With a Dask `scheduler`, it must have a worker within `worker_wait` seconds."""
@@ -474,26 +479,12 @@ def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> tuple[str, dict
 def _execute_dask(specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float) -> Iterable[tuple]:
     """Each audit a Dask task that runs it isolated; a task whose worker died is that audit's
     ``crashed`` outcome."""
-    try:
-        from dask.distributed import Client, as_completed as dask_completed
-    except ImportError as error:
-        raise ConfigError(
-            "--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'."
-        ) from error
+    from dpfuzz.cluster import dask_client
     from dpfuzz.isolation import failed
 
-    try:
-        client = Client(scheduler, timeout=worker_wait)
-    except OSError as error:
-        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answered ({error}).") from None
-    with client:
-        try:
-            client.wait_for_workers(1, timeout=worker_wait)
-        except TimeoutError:
-            raise ConfigError(
-                f"the Dask scheduler at {scheduler} has had no worker for {worker_wait:g} s: start one "
-                f"(dask worker {scheduler}), or run without --scheduler."
-            ) from None
+    with dask_client(scheduler, worker_wait) as client:
+        from dask.distributed import as_completed as dask_completed
+
         futures = {client.submit(run_isolated_audit, spec, audit_timeout, pure=False, retries=0): spec for spec in specs}
         started = time.monotonic()
         try:

@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     claim.add_argument("--rho", type=float, help="zero-concentrated DP: ρ-zCDP (instead of --epsilon)")
     claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     claim.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
+    claim.add_argument("--structured", action="store_true", help="TARGET's outputs are dicts of keyed results, categories, tuples, lists or models (dpfuzz.outputs), one per call or a list per call")
     _add_domain_options(run)
     search = run.add_argument_group("audit (default: the --budget preset's)")
     search.add_argument("--budget", choices=BUDGET_NAMES, default="default", help="preset of the settings below")
@@ -155,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify-directions", choices=VERIFY_DIRECTIONS,
         help="both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default both)",
     )
+    search.add_argument("--scheduler", metavar="ADDRESS", help="draw and count the certification's outputs on this Dask scheduler's workers, e.g. tcp://host:8786 (extra 'distributed')")
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
@@ -176,12 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--epsilon", type=float, help="passed to a factory that takes epsilon")
     estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
     estimate.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
+    estimate.add_argument("--structured", action="store_true", help="TARGET's outputs are dicts, categories, tuples, lists or models (dpfuzz.outputs)")
     _add_domain_options(estimate)
     estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
     estimate.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)")
     estimate.add_argument("--max-seconds", type=float, help="time budget: the mechanism's pace and pilot estimates set the draws the time affords (--max-draws stays a cap)")
     estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
     estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
+    estimate.add_argument("--scheduler", metavar="ADDRESS", help="draw and count the certification's outputs on this Dask scheduler's workers (extra 'distributed')")
     estimate.add_argument("--json", type=Path, metavar="PATH", help="write the estimate as JSON here (with the audits' reports)")
     estimate.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     estimate.set_defaults(run=_estimate_command)
@@ -244,11 +248,12 @@ def _audit_command(args: argparse.Namespace, console) -> int:
         + (f", max {settings.max_draws:,} draws" if settings.max_draws else "")
         + (f", max {settings.max_seconds:g} s" if settings.max_seconds else ""),
     )
-    if console.is_terminal:
-        with console.status("probing the mechanism") as status:
-            report = audit(target.mechanism, target.claim, target.domain, settings, progress=status.update)
-    else:  # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows it is alive
-        report = audit(target.mechanism, target.claim, target.domain, settings, progress=_every(PROGRESS_SECONDS, console))
+    with _cluster(args.scheduler) as client:
+        if console.is_terminal:
+            with console.status("probing the mechanism") as status:
+                report = audit(target.mechanism, target.claim, target.domain, settings, progress=status.update, dask_client=client)
+        else:  # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows it is alive
+            report = audit(target.mechanism, target.claim, target.domain, settings, progress=_every(PROGRESS_SECONDS, console), dask_client=client)
     report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
     style = {"violated": "bold red", "inconclusive": "bold yellow"}.get(report.verdict.value, "bold green")
     first, *rest = report.summary().splitlines()
@@ -326,7 +331,7 @@ def resolve_target(args: argparse.Namespace):
 
     claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha", "mu", "rho") if getattr(args, name) is not None}
     params = dict(_parse_param(text) for text in args.param)
-    return _with_domain_options(resolve(args.target, claimed=claimed, params=params, per_call=args.per_call), args)
+    return _with_domain_options(resolve(args.target, claimed=claimed, params=params, per_call=args.per_call, structured=args.structured), args)
 
 
 def _with_domain_options(target, args: argparse.Namespace):
@@ -382,7 +387,7 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
 
     claimed = {} if args.epsilon is None else {"epsilon": args.epsilon}
     params = dict(_parse_param(text) for text in args.param)
-    target = _with_domain_options(resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0), per_call=args.per_call), args)  # the claim is not used
+    target = _with_domain_options(resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0), per_call=args.per_call, structured=args.structured), args)  # the claim is not used
     where = target.domain
     if args.witness:
         entry = lookup(args.target)
@@ -390,16 +395,25 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
         if witness is None:
             raise ConfigError(f"--witness needs a catalogue entry with a witness pair; {target.name} has none.")
         where = witness
-    with console.status("estimating") if console.is_terminal else _nothing():
+    with _cluster(args.scheduler) as client, console.status("estimating") if console.is_terminal else _nothing():
         estimate = estimate_epsilon(
             target.mechanism, where, delta=args.delta, max_draws=args.max_draws, max_seconds=args.max_seconds,
-            beta=args.beta, seed=args.seed, domain=target.domain if args.witness else None,
+            beta=args.beta, seed=args.seed, domain=target.domain if args.witness else None, dask_client=client,
         )
     if args.max_seconds is None:  # a timed estimate's draws are the clock's: it does not rerun exactly
         estimate = _with_reproduce(estimate, _reproduce_command(args.argv, args.seed is None, estimate.seed))
     console.print(estimate.summary(), markup=False)
     _write_reports(console, ((args.json, estimate.to_json), (args.html, estimate.to_html)))
     return 0
+
+
+def _cluster(address: str | None):
+    """A Dask client of the scheduler at `address` (`dpfuzz.cluster`), or None without one."""
+    from contextlib import nullcontext
+
+    from dpfuzz.cluster import dask_client
+
+    return nullcontext() if address is None else dask_client(address)
 
 
 def _nothing():

@@ -82,7 +82,8 @@ class Domain:
             raise InvalidArgument(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
         width = self.dim or 1
         check_affordable([("max_size" if width == 1 else "dim", self.max_size if width == 1 else width,
-                           16 * max(self.max_size, 1) * width, f"two datasets of {self.max_size:,} records of {width:,} values")])
+                           16 * max(self.max_size, 1) * width,
+                           f"two datasets of {self.max_size:,} records" + (f" of {width:,} values" if width > 1 else ""))])
         shape = () if self.dim is None else (self.dim,)
         low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
         if not np.all(low <= high):

@@ -286,7 +286,7 @@ def _checked_call(
     if not (np.issubdtype(samples.dtype, np.integer) or np.issubdtype(samples.dtype, np.floating)):
         raise MechanismError(
             f"{where()} returned dtype {samples.dtype}; outputs must be numbers "
-            "(encode categories or structured outputs as integer arrays)."
+            "(a release of dicts, categories, tuples or models: wrap it with dpfuzz.outputs.structured, or give --structured)."
         )
     if samples.ndim == 0 or samples.shape[0] != num_samples:
         got = "a scalar" if samples.ndim == 0 else f"leading axis {samples.shape[0]} (shape {samples.shape})"

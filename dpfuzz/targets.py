@@ -80,13 +80,16 @@ def lookup(target: Any) -> Any:
 
 def resolve(
     target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None, per_call: bool = False,
+    structured: bool = False,
 ) -> Resolved:
     """The mechanism, claim, domain, truth and suited tester of a target.
 
     `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``, ``mu``, ``rho``); `params`
     the other factory or entry parameters; `claim` and `domain` replace the target's own. With
     `per_call`, the target is a function releasing one output per call, ``(dataset, rng)``, or a
-    factory returning one, and is wrapped with `dpfuzz.per_call`.
+    factory returning one, and is wrapped with `dpfuzz.per_call`. With `structured`, its outputs
+    are natural ones (a dict of keyed results, a category, a tuple, …), one per call or a list
+    from a mechanism, and it is wrapped with `dpfuzz.outputs.structured`.
     """
     from dpfuzz.catalogue.entry import CatalogueEntry
     from dpfuzz.claims import claim_from_parameters
@@ -116,8 +119,8 @@ def resolve(
         return Resolved(label, value.mechanism, claim or value.claim, domain or value.domain)
     if isinstance(value, Domain) or not callable(value):
         raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
-    if per_call:
-        value = _one_output_per_call(value, label, claimed, params)
+    if per_call or structured:
+        value = _one_output_per_call(value, label, claimed, params, structured)
         params = {}
     if is_mechanism(value):
         if params:
@@ -140,17 +143,21 @@ def resolve(
     return Resolved(label, mechanism, claim, domain or Domain())
 
 
-def _one_output_per_call(value, label: str, claimed: dict, params: dict):
-    """`value` (a one-output function, or a factory of one) wrapped with `dpfuzz.per_call`."""
+def _one_output_per_call(value, label: str, claimed: dict, params: dict, structured: bool = False):
+    """`value` (a one-output function, or a factory of one) wrapped with `dpfuzz.per_call`; with
+    `structured`, with `dpfuzz.outputs.structured` (which also takes a mechanism of lists)."""
     from dpfuzz.mechanism import PerCallMechanism, is_mechanism, per_call
+    from dpfuzz.outputs import structured as encoded
 
+    if structured and is_mechanism(value) and not isinstance(value, PerCallMechanism):
+        return encoded(value)
     if is_mechanism(value):
         kind = "a per_call wrapper already" if isinstance(value, PerCallMechanism) else "a mechanism (it takes num_samples)"
         raise ConfigError(f"{label} is {kind}: name it without per_call.")
     function = value if _takes_dataset_and_rng(value) else _built(value, label, _factory_arguments(value, label, claimed, params))
     if not _takes_dataset_and_rng(function):
         raise ConfigError(f"per_call: {label} must be a function (dataset, rng) -> one output, or a factory returning one.")
-    return per_call(function)
+    return encoded(function) if structured else per_call(function)
 
 
 def _built(factory, label: str, arguments: dict):

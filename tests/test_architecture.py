@@ -78,7 +78,7 @@ def test_no_import_circle():
 
 # The floors of docs/explanation/architecture.md: a module imports from its own floor or lower ones.
 FLOORS = {
-    1: ["errors", "validation", "memory", "files", "claims", "datasets", "relations", "strategies", "domain", "mechanism", "divergences"],
+    1: ["errors", "validation", "memory", "files", "claims", "datasets", "relations", "strategies", "domain", "mechanism", "outputs", "divergences"],
     2: ["testers", "finders", "profiles", "output_histograms", "settings", "engine.stops", "engine.schedule", "engine.policy", "engine.verdict"],
     3: ["report", "estimate_report"],
     4: ["engine"],
@@ -113,6 +113,17 @@ def test_no_private_name_is_imported_from_another_module(folder):
                 if private:
                     offenders.append(f"{path.relative_to(ROOT)}: from {node.module} import {', '.join(private)}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_no_benchmark_script_imports_another():
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - {"results_table", "cases"}
+    offenders = [
+        f"{path.name} imports {node.module}"
+        for path in (ROOT / "benchmarks").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module in scripts
+    ]
+    assert not offenders, "shared helpers go in benchmarks/cases.py or results_table.py:\n" + "\n".join(offenders)
 
 
 def test_the_engine_never_probes_a_tester():

@@ -615,11 +615,12 @@ def test_an_audit_nobody_can_afford_is_refused_before_it_draws():
         calls.append(num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
-    for domain, options, name in (
-        (Domain(max_size=3), {"samples": 10**12}, "samples=1,000,000,000,000"),
-        (Domain(max_size=3), {"trials": 10**9}, "trials=1,000,000,000"),
-        (Domain(max_size=10**12), {}, "max_size=1,000,000,000,000"),
+    for make, name in (
+        (lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, samples=10**12), "samples=1,000,000,000,000"),
+        (lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, trials=10**9), "trials=1,000,000,000"),
+        (lambda: Domain(max_size=10**12), "max_size=1,000,000,000,000"),  # refused by the domain itself
+        (lambda: Domain(dim=10**11), "dim=100,000,000,000"),
     ):
         with pytest.raises(InvalidArgument, match=rf"{name} would need about [\d,.]+ GiB .* give a smaller"):
-            audit(counted, PureDP(1.0), domain, seed=0, **options)
+            make()
     assert calls == []

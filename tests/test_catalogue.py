@@ -54,7 +54,8 @@ def test_catalogue_lists_every_documented_mechanism():
     ScaledGD MicrobatchGD AverageThenClipGD PoissonSubsampledGaussian ShuffledBatchAsPoisson
     GroupSubsampledGaussian NaiveFloatLaplace SnappingLaplace GeoSample iSVT1 iSVT2 iSVT3 iSVT4
     DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless
-    LaplaceWithFallback ClampedLaplace TruncatedCoordinateLaplace ClampedLaplaceVector""".split()
+    LaplaceWithFallback ClampedLaplace TruncatedCoordinateLaplace ClampedLaplaceVector
+    PartitionSelectionNoThreshold PartitionSelection""".split()
     assert names == set(documented)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from dpfuzz import DatasetPair, Domain, EstimationPolicy, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
-from dpfuzz import estimation
+from dpfuzz.engine.estimate import EstimateTask
 from dpfuzz.cli import main
 from dpfuzz.engine import Budget, Stop, StopReason
 from dpfuzz.engine.timing import Deadline, planned_draws
@@ -230,7 +230,7 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
 
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
-    task = estimation._Task.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
+    task = EstimateTask.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
     far = Deadline(time.perf_counter() + 600, 2_000_000)
     stretched = task.certify([pair], 100_000, 9, far, fit_draws=100_000).report
     samples, verified = stretched.samples, stretched.verification.num_samples[0]
@@ -262,12 +262,12 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
         (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), whole),
         (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
     ):
-        task = estimation._Task.make(mechanism, pair, None, 0.0, 0.05, POLICY)
+        task = EstimateTask.make(mechanism, pair, None, 0.0, 0.05, POLICY)
         report = task.certify([pair], 100_000, 3, far, fit_draws=400_000).report
         assert report.samples == fit_samples(fitted - PROBE_DRAWS, scalar=mechanism is gaussian_sum)
     # an estimate of one pair alone plans its fit the same way
     pair = DatasetPair(np.zeros(3), np.ones(3))
-    task = estimation._Task.make(noisy_bits, pair, None, 0.0, 0.05, POLICY)
+    task = EstimateTask.make(noisy_bits, pair, None, 0.0, 0.05, POLICY)
     alone = task.estimate(400_000, 3, far).report
     assert alone.samples == fit_samples(whole - PROBE_DRAWS)
     # the deadline's draws (what a `max_draws` ceiling left) bound the larger fit too
@@ -346,7 +346,7 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
     # 57,792 outputs per side, whose complement certifies more at β than moving all answers up
     # (0.249 against 0.141), by the luck of a few counts; chosen, it certified 0.000, against
     # 0.24 for all answers moved up. With one count moved against each test, that lead is gone.
-    from dpfuzz.estimation import _chosen_pair
+    from dpfuzz.engine.estimate import chosen_pair
     from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 
     n, beta = 57_792, 0.1
@@ -358,7 +358,7 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
     lucky = record([0.8, 0.6, -1.0, -0.6, -0.8], (57_791, 57_784), (57_677, 57_698))
     moved_up = record([1.0] * 5, (3_329, 3_955), (3_955, 3_329))
     assert pure_dp_epsilon_lower(57_791, n, 57_784, n, beta) > pure_dp_epsilon_lower(3_955, n, 3_329, n, beta) > 0.1
-    chosen = _chosen_pair(SimpleNamespace(history=[lucky, moved_up]), 0.0, beta)
+    chosen = chosen_pair(SimpleNamespace(history=[lucky, moved_up]), 0.0, beta)
     assert chosen == moved_up.pair.swapped()  # the backward test, (M(d1), M(d0)), certified the bound
 
 

@@ -661,6 +661,13 @@ def test_an_exact_value_only_one_side_releases_is_the_event_chosen_and_refutes()
     assert refuted == 5
 
 
+def test_rare_share_zero_tries_no_point_event():
+    rng = np.random.default_rng(0)
+    p, q = _with_atom(rng, 200_000, 0.0, 1e-3), _with_atom(rng, 200_000, 1.0, 1e-3)
+    event = HockeyStickTester(rare_share=0.0).fit(p, q, PureDP(1.0), BETA, rng)
+    assert not event.interval.describe().startswith("x = ")
+
+
 def test_exact_values_both_sides_release_at_a_bounded_ratio_are_no_refutation():
     # Laplace(0, 1) and Laplace(1, 1) clamped to [0, 3]: point masses at 0 and 3 on both sides,
     # their ratio at most e; the claim ε = 1 holds, so no seed may refute (each test at β = 0.05).
@@ -679,7 +686,7 @@ def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate
     rng = np.random.default_rng(3)
     discrete = rng.integers(0, 5, 1_000).astype(float), rng.integers(0, 5, 1_000).astype(float)
     _, below_p, below_q, _ = _cut_counts(*discrete)
-    assert len(_atoms(below_p, below_q, 2_000)) == 0
+    assert len(_atoms(below_p, below_q, 2_000, rare_share=0.01)) == 0
     # a 3-D release whose second coordinate is sometimes exact: the event names that coordinate
     rows = lambda total: np.column_stack([total + rng.laplace(0.0, 3.0, (100_000, 3))])  # noqa: E731
     p, q = rows(0.0), rows(1.0)

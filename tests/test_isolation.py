@@ -35,6 +35,13 @@ def stuck(dataset, rng):
 def stuck_pool():
     return per_call(stuck, workers=2)
 
+def marked(dataset, rng):
+    Path(f"pid-{os.getpid()}").touch()
+    return dataset.sum() + rng.laplace()
+
+def pool():
+    return per_call(marked, workers=2)
+
 def exits(dataset, num_samples, rng):
     os._exit(3)
 
@@ -122,6 +129,17 @@ def test_a_killed_campaign_leaves_no_worker(workdir):
     process, _ = _start_stuck_campaign(workdir)
     process.kill()
     process.wait()
+    assert _gone(_stuck_pids(workdir))
+
+
+def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(workdir):
+    config = workdir / "campaign.toml"
+    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("pool"))
+    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
+               "campaign", "run", str(config), "--results", str(workdir / "results"), "--workers", "2", "--no-report"]
+    finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert _stored(workdir / "results" / "results.db") == 2 and len(_stuck_pids(workdir)) >= 2
     assert _gone(_stuck_pids(workdir))
 
 

@@ -89,6 +89,11 @@ class Budget:
         self.used += len(samples)
         return samples
 
+    def count_elsewhere(self, draws: int, seconds: float) -> None:
+        """Count `draws` drawn in other processes, in `seconds` of this one's time."""
+        self.used += draws
+        self.drawing_seconds += seconds
+
     def limit_time(self, max_seconds: float) -> None:
         """Set the deadline `max_seconds` after the budget was made."""
         self.max_seconds, self.deadline = max_seconds, self.started + max_seconds

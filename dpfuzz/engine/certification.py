@@ -21,6 +21,7 @@ import numpy as np
 from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.engine.budget import PIECE_SECONDS, Budget, OutOfTime
+from dpfuzz.engine.chunks import CountingJob, chunk_generators, chunks_for, chunks_needed, count_on_cluster
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.schedule import Look, verification_looks
@@ -46,14 +47,17 @@ class Verification:
 class FreshOutputs:
     """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
     certifies from counts (`Tester.counts_events`) gets them drawn, counted and discarded
-    `verify_chunk_values` output values at a time, and of 1-D outputs the first
+    `verify_chunk_values` output values at a time, each chunk with its own generators
+    (`engine.chunks`; on the workers of a Dask `client`, if given), and of 1-D outputs the first
     `profile_max_samples` per side are kept, for the privacy profile. Other testers get every
     output kept."""
 
-    def __init__(self, tester: Tester, events: tuple, chunk_values: int, keep: int):
+    def __init__(self, tester: Tester, events: tuple, chunk_values: int, keep: int, client=None, switch_interval: float = 0.1):
         self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
         self.counting = tester.counts_events and all(isinstance(event, ScoreEvent) for event in events)
-        self.chunk_values, self.keep = chunk_values, keep
+        self.chunk_values, self.keep, self.client, self.switch_interval = chunk_values, keep, client, switch_interval
+        self.entropy: int | None = None  # of the chunks' generators, drawn from the verification's at its first draw
+        self.chunks = 0  # chunks drawn so far
         self.count = 0  # outputs per side so far
         self.event_counts = [[0, 0] for _ in events]  # of them, how many fall in each event under P and under Q
         self.outputs: tuple[list, list] = ([], [])
@@ -68,6 +72,10 @@ class FreshOutputs:
         on the outputs, so the certificate on them keeps its level."""
         chunked = self.counting or deadline is not None
         chunk = chunk_rows(budget.output_shape or (), self.chunk_values) if chunked else max(count, 1)
+        if self.counting and self.entropy is None:
+            self.entropy = int(rng.integers(2**63))
+        if self.counting and self.client is not None and budget.output_shape is not None:
+            return self._draw_on_cluster(budget, pair, count, chunk, deadline, floor)
         drawn, began = 0, time.perf_counter()
         while drawn < count:
             size = min(chunk, count - drawn)
@@ -81,9 +89,11 @@ class FreshOutputs:
                 if size <= 0:
                     self.cut = True
                     return
+            generators = chunk_generators(self.entropy, self.chunks) if self.counting else (rng, rng)
+            self.chunks += 1
             try:  # the deadline is hard: what the clock leaves of a chunk, the same number on both sides
-                first = budget.draw(pair.d0, size, rng, partial=True)
-                second = budget.draw(pair.d1, len(first), rng, partial=True)
+                first = budget.draw(pair.d0, size, generators[0], partial=True)
+                second = budget.draw(pair.d1, len(first), generators[1], partial=True)
             except OutOfTime:
                 self.cut = True
                 return
@@ -94,6 +104,28 @@ class FreshOutputs:
             if got < size:
                 self.cut = True
                 return
+
+    def _draw_on_cluster(self, budget: Budget, pair: DatasetPair, count: int, chunk: int, deadline: float | None, floor: int) -> None:
+        """`count` more outputs per side, drawn and counted on the client's workers in the chunks
+        this process would draw; with a `deadline`, the chunks finished by then (and, unless the
+        budget's deadline is hard, at least `floor` outputs per side in all)."""
+        scalar = int(np.prod(budget.output_shape)) == 1
+        sizes, keeps = chunks_for(count, chunk, self.count, self.keep, scalar)
+        job = CountingJob(budget.mechanism, pair, self.tester, self.events, budget.output_shape, budget.call_timeout, self.entropy,
+                          self.switch_interval)
+        at_least = 0 if budget.hard else chunks_needed(floor - self.count, chunk)
+        done, seconds = count_on_cluster(self.client, job, self.chunks, sizes, keeps, deadline, at_least)
+        self.chunks += len(sizes)
+        for piece in done:
+            for counts, new in zip(self.event_counts, piece.counts):
+                counts[0], counts[1] = counts[0] + new[0], counts[1] + new[1]
+            if piece.kept is not None:
+                for kept, outputs in zip(self.outputs, piece.kept):
+                    kept.append(outputs)
+            self.count += piece.size
+        budget.count_elsewhere(2 * sum(piece.size for piece in done), seconds)
+        self.counting_seconds += seconds
+        self.cut = len(done) < len(sizes)
 
     def _take(self, new: tuple, size: int) -> None:
         if self.counting:
@@ -210,7 +242,7 @@ def verify(
         if plan.directions == 2:
             events += (tester.fit(train_q, train_p, run.claim, share, reverse_rng, eval_size=size),)
     policy, budget = run.policy, run.budget
-    fresh = FreshOutputs(tester, events, policy.verify_chunk_values, policy.profile_max_samples)
+    fresh = FreshOutputs(tester, events, policy.verify_chunk_values, policy.profile_max_samples, run.client, policy.worker_switch_interval)
     verification = None
     for index, look in enumerate(planned):
         # with a deadline, a look starts if the draws allow it and the clock cuts it short

@@ -67,6 +67,10 @@ class AuditPolicy:
     profile_max_samples: int = 1_000_000
     """Verification outputs per side the privacy profile is computed on, at most: its sorts cost
     time that grows with them (0009)."""
+    worker_switch_interval: float = 0.1
+    """Seconds a chunk counted on a Dask worker keeps the interpreter before the worker's event
+    loop may take it: per-call draws run faster, the worker's heartbeats wait at most this long
+    (0022)."""
 
     def __post_init__(self) -> None:
         for name in ("probe_samples", "probe_min_samples", "reproducibility_samples", "min_start", "min_look", "verify_chunk_values",
@@ -78,6 +82,7 @@ class AuditPolicy:
         check_number("deadline_pace_share", self.deadline_pace_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
         check_number("slow_max_seconds", self.slow_max_seconds, minimum=0.0, exclusive_minimum=True)
         check_number("delta_power_factor", self.delta_power_factor, minimum=1.0, exclusive_minimum=True)
+        check_number("worker_switch_interval", self.worker_switch_interval, minimum=0.0, exclusive_minimum=True)
         check_number("probe_time_share", self.probe_time_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
 
     @property

@@ -9,6 +9,7 @@ import numpy as np
 from dpfuzz.claims import Claim
 from dpfuzz.domain import Domain
 from dpfuzz.engine.budget import Budget
+from dpfuzz.engine.chunks import check_dask_client
 from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.stops import Stop, StopReason
 from dpfuzz.mechanism import Mechanism
@@ -21,14 +22,16 @@ def fresh_seed() -> int:
 
 
 class Run:
-    """What a run's stages share: the mechanism, claim and domain, the budget, the seeds, and
-    what the run records (search history, notes, stops, progress)."""
+    """What a run's stages share: the mechanism, claim and domain, the budget, the seeds, the
+    Dask client (if any) certification counts on, and what the run records (search history,
+    notes, stops, progress)."""
 
     def __init__(
         self, mechanism: Mechanism, claim: Claim, domain: Domain, budget: Budget, seed: int | None = None,
-        policy: AuditPolicy | None = None, progress: Callable[[str], None] | None = None,
+        policy: AuditPolicy | None = None, progress: Callable[[str], None] | None = None, client=None,
     ):
-        self.mechanism, self.claim, self.domain, self.budget = mechanism, claim, domain, budget
+        check_dask_client(client)
+        self.mechanism, self.claim, self.domain, self.budget, self.client = mechanism, claim, domain, budget, client
         self.seed = fresh_seed() if seed is None else seed
         self.policy = policy or AuditPolicy()
         self.progress = progress or (lambda text: None)

@@ -207,8 +207,8 @@ class Tester:
 
 
 def single_threaded():
-    """Context: one BLAS/OpenMP thread. The testers' models are small; threading them on two
-    cores made one SVT hockey-stick test 6.5× slower (0.27 s against 0.042 s).
+    """Context: one BLAS/OpenMP thread. The testers' models are small, and threads cost them more
+    than they gain (docs/decisions/0014-drawing-and-memory.md).
 
     The thread-pool controller is kept (as scikit-learn keeps its own) and built again only after
     new modules were imported, which may have loaded a new native library: `threadpool_limits`
@@ -227,8 +227,8 @@ _CONTROLLER: dict = {}  # the cached ThreadpoolController and the module count i
 
 def as_feature_matrix(samples: np.ndarray, name: str, keep_integers: bool = False) -> np.ndarray:
     """Samples as a float matrix (n, k): scalar outputs give k = 1, larger outputs are flattened;
-    with `keep_integers`, integer samples stay integers (a float copy of 10^6 × 10 outputs costs
-    0.1–0.5 s, most of it first touches of fresh memory)."""
+    with `keep_integers`, integer samples stay integers (a float copy of many outputs costs
+    first touches of fresh memory; docs/decisions/0014-drawing-and-memory.md)."""
     samples = np.asarray(samples)
     if samples.ndim == 0 or len(samples) == 0:
         raise UnsupportedOutputError(f"{name} must be a non-empty array of samples, got shape {samples.shape}.")

@@ -72,8 +72,6 @@ class Interval:
 
 
 COUNT_CHUNK = 1 << 18
-# Point events are the exact values that hold at most this share of the pooled sample (`_atoms`).
-RARE_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -109,16 +107,17 @@ class OutputValue:
 
 
 class Coordinate:
-    """The score of vector outputs that looks at one coordinate: its value."""
+    """The score of vector outputs that looks at one coordinate: its value (`name`: the
+    coordinate's name in the user's words, e.g. a structured output's "key 'b' value")."""
 
-    def __init__(self, index: int):
-        self.index = index
+    def __init__(self, index: int, name: str | None = None):
+        self.index, self.name = index, name
 
     def __call__(self, features: np.ndarray) -> np.ndarray:
         return features[:, self.index]
 
     def describe(self, interval: Interval) -> str:
-        return interval.describe(f"output[{self.index}]")
+        return interval.describe(self.name or f"output[{self.index}]")
 
 
 def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -140,7 +139,7 @@ def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def best_interval(
     x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], weights: tuple | None = None,
-    points: bool = False,
+    rare_share: float = 0.0,
 ) -> tuple[Interval, float]:
     """The best event among all tails, and the best intervals / complements for each γ, with its
     objective value.
@@ -149,8 +148,9 @@ def best_interval(
     exactly for the linear objective P̂(S) − γ Q̂(S) at each γ in `gammas`, then ranked by
     `objective` together with the tails. With `weights` (w_p, w_q), x_p[i] stands for w_p[i]
     outputs of P and x_q[j] for w_q[j] of Q (the same event as on the repeated values). With
-    `points` (the outputs themselves, not a fitted score), exact values that repeat in a mostly
-    continuous sample are candidates too (`_atoms`).
+    `rare_share` > 0 (for the outputs themselves, not a fitted score), exact values that repeat
+    in a mostly continuous sample, each holding at most that share of it, are candidates too
+    (`_atoms`).
     """
     x_p, x_q = np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
     if weights is None:
@@ -159,7 +159,7 @@ def best_interval(
     else:
         cuts, below_p, below_q, values = _weighted_cut_counts(x_p, x_q, *weights)
         n_p, n_q = int(below_p[-1]), int(below_q[-1])
-    return _best_of_cuts(cuts, values, below_p, below_q, n_p, n_q, objective, gammas, points)
+    return _best_of_cuts(cuts, values, below_p, below_q, n_p, n_q, objective, gammas, rare_share)
 
 
 def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -179,18 +179,18 @@ def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np
 
 
 def best_intervals_both(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], points: bool = False
+    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], rare_share: float = 0.0
 ) -> list[tuple[Interval, float]]:
     """`best_interval` of (x_p, x_q) and of (x_q, x_p), sorting the pooled sample once."""
     cuts, below_p, below_q, values = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
     return [
-        _best_of_cuts(cuts, values, below_p, below_q, len(x_p), len(x_q), objective, gammas, points),
-        _best_of_cuts(cuts, values, below_q, below_p, len(x_q), len(x_p), objective, gammas, points),
+        _best_of_cuts(cuts, values, below_p, below_q, len(x_p), len(x_q), objective, gammas, rare_share),
+        _best_of_cuts(cuts, values, below_q, below_p, len(x_q), len(x_p), objective, gammas, rare_share),
     ]
 
 
 def _best_of_cuts(
-    cuts, values, below_p, below_q, n_p: int, n_q: int, objective: Objective, gammas: Sequence[float], points: bool = False
+    cuts, values, below_p, below_q, n_p: int, n_q: int, objective: Objective, gammas: Sequence[float], rare_share: float = 0.0
 ) -> tuple[Interval, float]:
     """`best_interval` given the cut points, the distinct values and the counts below the cuts
     (`_cut_counts`)."""
@@ -210,7 +210,7 @@ def _best_of_cuts(
     scores.append(
         objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q, len(cuts))
     )
-    atoms, point_scores = _scored_atoms(below_p, below_q, n_p, n_q, objective) if points else ([], None)
+    atoms, point_scores = _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share) if rare_share > 0 else ([], None)
     if len(atoms):
         scores.append(point_scores)
     family = int(np.argmax([np.max(score) for score in scores]))
@@ -225,22 +225,22 @@ def _best_of_cuts(
     return Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value
 
 
-def _scored_atoms(below_p, below_q, n_p: int, n_q: int, objective: Objective) -> tuple[np.ndarray, np.ndarray | None]:
+def _scored_atoms(below_p, below_q, n_p: int, n_q: int, objective: Objective, rare_share: float) -> tuple[np.ndarray, np.ndarray | None]:
     """The rare exact values (`_atoms`) and their objective values, corrected for their number
     (at least 2: the tails' peeling is for a nested family, not this one)."""
-    atoms = _atoms(below_p, below_q, n_p + n_q)
+    atoms = _atoms(below_p, below_q, n_p + n_q, rare_share)
     if not len(atoms):
         return atoms, None
     return atoms, objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True)
 
 
-def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int) -> np.ndarray:
+def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int, rare_share: float) -> np.ndarray:
     """Indices of the rare exact values: those that repeat in the pooled sample but hold at most
-    RARE_SHARE of it, when most values do not repeat (a continuous output with a few exact
+    `rare_share` of it, when most values do not repeat (a continuous output with a few exact
     values). None for discrete outputs, whose values all repeat; a common exact value (a clamp
     that holds a third of the outputs, a code of a mixed output) is an interval the
     maximum-subarray search finds, and a fitted score's pattern."""
     pooled = np.diff(below_p) + np.diff(below_q)
     if 2 * len(pooled) < total:
         return np.empty(0, dtype=int)
-    return np.flatnonzero((pooled >= 2) & (pooled <= RARE_SHARE * total))
+    return np.flatnonzero((pooled >= 2) & (pooled <= rare_share * total))

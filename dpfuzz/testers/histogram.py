@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Literal
 
 import numpy as np
@@ -38,11 +38,13 @@ MAX_BINS = 10_000
 @dataclass(frozen=True)
 class Binning:
     """Bin edges (interior cut points), a per-bin score (training log-likelihood ratio), and for
-    discrete outputs the value of each bin. As a `Score`, an output's score is its bin's."""
+    discrete outputs the value of each bin, with `words` for a value if the mechanism has them
+    (its `describe_output`). As a `Score`, an output's score is its bin's."""
 
     edges: np.ndarray
     scores: np.ndarray
     values: np.ndarray | None = None
+    words: Callable[[np.ndarray], str | None] | None = field(default=None, compare=False)
 
     @property
     def bins(self) -> int:
@@ -60,6 +62,9 @@ class Binning:
     def describe(self, interval: Interval) -> str:
         chosen = np.flatnonzero(interval.contains(self.scores))
         if self.values is not None:
+            named = [self.words(np.array([value])) for value in self.values[chosen]] if self.words is not None else []
+            if named and all(named):
+                return f"output in {{{', '.join(named[:6])}{', …' if len(named) > 6 else ''}}}"
             return f"x in {{{format_records(self.values[chosen], limit=6)[1:-1]}}}"
         bounds = np.concatenate([[-np.inf], self.edges, [np.inf]])
         runs = np.split(chosen, np.flatnonzero(np.diff(chosen) > 1) + 1) if len(chosen) else []
@@ -137,7 +142,7 @@ class HistogramTester(HockeyStickTester):
             else:
                 count = int(self.bins)
             edges = np.linspace(low, high, count + 1)
-        binning = Binning(edges, np.zeros(len(edges) + 1), values)
+        binning = Binning(edges, np.zeros(len(edges) + 1), values, self.describe_output)
         p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
         return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
 

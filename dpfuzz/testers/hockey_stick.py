@@ -44,13 +44,6 @@ from dpfuzz.validation import check_choice
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
-# Point events whose training counts get the exact joint bound (`_epsilon_objective`), at most:
-# the atoms whose counts differ most; a release with thousands of repeated values costs no more.
-EXACT_POINTS = 16
-# Outputs per side a classifier is fitted on, and a coordinate's events searched on, at most
-# (pattern and step counts use all): fewer fit worse events, more fit no better and slower
-# (docs/decisions/0013-event-selection.md).
-MODEL_FIT_SAMPLES = 500_000
 
 
 class HockeyStickTester(Tester):
@@ -76,7 +69,16 @@ class HockeyStickTester(Tester):
         exactly-tight mechanisms (what `estimate_epsilon` uses; docs/explanation/statistics.md).
     describe_output : words for an output pattern (its integer coordinates) in event
         descriptions, or None to show the row; audits pass the mechanism's `describe_output`
-        to the tester they build.
+        to the tester they build. Its `columns`, if it has them, name the coordinates.
+    rare_share : an exact output value that repeats in a mostly continuous sample is a candidate
+        point event when it holds at most this share of the pooled sample; 0 tries none
+        (docs/decisions/0016-point-events.md).
+    exact_points : point events whose training counts get the exact joint bound, at most (those
+        whose counts differ most): more cost a root search each, fewer may rank a true atom
+        below a lucky one (docs/decisions/0016-point-events.md).
+    model_fit_samples : outputs per side a classifier is fitted on, and a coordinate's events
+        searched on, at most (pattern and step counts use all): fewer fit worse events, more
+        fit no better and slower (docs/decisions/0013-event-selection.md).
     """
 
     name = "hockey_stick"
@@ -90,11 +92,15 @@ class HockeyStickTester(Tester):
         objective: Literal["divergence", "epsilon"] = "epsilon",
         certificate: Literal["per_side", "privacy_loss"] = "per_side",
         describe_output: Callable[[np.ndarray], str | None] | None = None,
+        rare_share: float = 0.01,
+        exact_points: int = 16,
+        model_fit_samples: int = 500_000,
     ):
         self.classifier = classifier
         self.objective = objective
         self.certificate = certificate
         self.describe_output = describe_output
+        self.rare_share, self.exact_points, self.model_fit_samples = rare_share, exact_points, model_fit_samples
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
@@ -152,6 +158,12 @@ class HockeyStickTester(Tester):
         """The objective and the pure-DP certificate, shared with the float bit-pattern tester."""
         return {"objective": self.objective, "certificate": self.certificate}
 
+    def column_name(self, column: int) -> str | None:
+        """The output coordinate's name, where `describe_output` carries `columns` (a structured
+        output's, `dpfuzz.outputs.OutputWords`)."""
+        columns = getattr(self.describe_output, "columns", None)
+        return columns[column] if columns is not None and column < len(columns) else None
+
     def features(self, samples: np.ndarray) -> np.ndarray:
         """The outputs as the tester scores them (here: as they are)."""
         return samples
@@ -170,7 +182,7 @@ class HockeyStickTester(Tester):
         one_d = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
         if x0.shape[1] == 1:
             objective = one_d
-            fitted = _value_intervals(x0[:, 0], x1[:, 0], objective, gammas, both)
+            fitted = _value_intervals(x0[:, 0], x1[:, 0], objective, gammas, both, self.rare_share)
             events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
         else:
             objective = self._selection_objective(claim, beta, eval_size)
@@ -205,7 +217,7 @@ class HockeyStickTester(Tester):
         `both`, also the event for (x1, x0), from the same fits where a model allows it
         (the split and the variants tried: docs/decisions/0013-event-selection.md). Continuous
         outputs' coordinates are candidates too, each searched as a 1-D output is, by the 1-D
-        objective `one_d` on the training samples (at most MODEL_FIT_SAMPLES per side, which
+        objective `one_d` on the training samples (at most `model_fit_samples` per side, which
         bounds the sorts; docs/decisions/0018-coordinate-events.md).
         Scikit-learn is imported here, by the first vector output."""
         from sklearn.base import clone
@@ -263,14 +275,13 @@ class HockeyStickTester(Tester):
                         best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
         if table is None:  # one coordinate's tails, intervals and exact values, which a fitted score can blur
             for column in range(x0.shape[1]):
-                p, q = (x[:MODEL_FIT_SAMPLES, column].astype(float, copy=False) for x in (x0, x1))
-                for index, (interval, value) in enumerate(_value_intervals(p, q, one_d, gammas, both)):
+                p, q = (x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1))
+                for index, (interval, value) in enumerate(_value_intervals(p, q, one_d, gammas, both, self.rare_share)):
                     if value > best[index][0]:
-                        best[index] = (value, ScoreEvent(Coordinate(column), interval))
+                        best[index] = (value, ScoreEvent(Coordinate(column, self.column_name(column)), interval))
         return [(event, value) for value, event in best]
 
-    @staticmethod
-    def _fitted(model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
+    def _fitted(self, model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
         """`model` fitted on the labelled rows (`distinct`: the same rows, weighted, when given)."""
         from sklearn.exceptions import ConvergenceWarning
 
@@ -280,11 +291,11 @@ class HockeyStickTester(Tester):
             warnings.simplefilter("ignore", ConvergenceWarning)
             if distinct is None or not fit_weighted(model, *distinct):
                 # Pattern and step counts use the whole fitting half, a classifier at most
-                # MODEL_FIT_SAMPLES per side: its fit time grows with n, its score stops
+                # `model_fit_samples` per side: its fit time grows with n, its score stops
                 # improving much sooner.
                 rows = slice(None)
                 if not isinstance(model, (PatternScore, MonotonePatternScore)):
-                    capped = min(first_side, MODEL_FIT_SAMPLES), min(len(features) - first_side, MODEL_FIT_SAMPLES)
+                    capped = min(first_side, self.model_fit_samples), min(len(features) - first_side, self.model_fit_samples)
                     rows = np.r_[: capped[0], first_side : first_side + capped[1]]
                 model.fit(features[rows], labels[rows])
         return model
@@ -427,7 +438,7 @@ class HockeyStickTester(Tester):
         privacy-profile claim the best over its ε grid of H_{e^ε} − δ(ε) (`per_epsilon`: the
         value at each grid point, one column each). `tail_scales`: see `_epsilon_objective`."""
         if self.objective == "epsilon" and isinstance(claim, ApproxDP):
-            return _epsilon_objective(claim, beta, eval_size, tail_scales)
+            return _epsilon_objective(claim, beta, eval_size, tail_scales, self.exact_points)
 
         def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
             if eval_size is not None:  # same proportions, held-out sample size
@@ -448,26 +459,24 @@ class HockeyStickTester(Tester):
         return objective
 
 
-def _value_intervals(x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool) -> list:
+def _value_intervals(x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool, rare_share: float) -> list:
     """The best interval (or exact value) of 1-D values for (x_p, x_q), and with `both` for
     (x_q, x_p) after it, each with its objective value."""
     if both:
-        return best_intervals_both(x_p, x_q, objective, gammas, points=True)
-    return [best_interval(x_p, x_q, objective, gammas, points=True)]
+        return best_intervals_both(x_p, x_q, objective, gammas, rare_share=rare_share)
+    return [best_interval(x_p, x_q, objective, gammas, rare_share=rare_share)]
 
 
-def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail_scales: int = 1):
+def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail_scales: int = 1, exact_points: int = 16):
     """``objective="epsilon"``: each candidate event's predicted held-out bound ln((p_lo − δ)/q_hi).
 
     The tails of 1-D outputs (scored as one candidate each) are predicted at β/2 over
     `tail_scales`, the dyadic scales of their counts (log2 of the outputs): a peeling bound over
-    a nested family, whose deviations at small counts are not small beside the count itself. A
-    lucky far tail otherwise outranked the bulk when the held-out sample was much larger than the
-    training one (ReportNoisyMax3 at 2.6·10^7 draws with 10^6 fitting outputs per side, seed 4:
-    x > 277, 40 and 29 of 1.2·10^7 held-out outputs, certified 0; Laplace at 4·10^6, seed 17:
-    x > 58.3, 0.034). Where no event is predicted a positive bound, the ranking by clearance keeps
-    the uncorrected level: corrected there too, tiny lucky intervals outranked the tails (Laplace
-    of scale 10 shifted by 0.2, 10^5 fitting and 1.2·10^6 held-out outputs: 5 of 100 seeds)."""
+    a nested family, whose deviations at small counts are not small beside the count itself, so
+    that a lucky far tail does not outrank the bulk when the held-out sample is much larger than
+    the training one. Where no event is predicted a positive bound, the ranking by clearance keeps
+    the uncorrected level, so that tiny lucky intervals do not outrank the tails
+    (docs/decisions/0013-event-selection.md, "Evidence moved from the code")."""
 
     def log_ratio(p_lo, q_hi):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -476,9 +485,9 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
 
     def bound(k_p, n_p, k_q, n_q, alpha):
         # Under certificate="privacy_loss" pure DP is certified by the joint bound
-        # (`pure_dp_epsilon_lower`), whose margin is about half this one's; ranking by its normal approximation instead chose rarer events and worse
-        # pairs (searching at 2.6·10^7 draws, seed 0: ReportNoisyMax3 0.180 against 0.248, Laplace
-        # 0.094 against 0.098), so candidates are still ranked by the per-side margins.
+        # (`pure_dp_epsilon_lower`), whose margin is about half this one's; candidates are still
+        # ranked by the per-side margins, which choose better events and pairs than the joint
+        # bound's normal approximation (docs/decisions/0013-event-selection.md).
         return log_ratio(wilson_lower(k_p, n_p, alpha), wilson_upper(k_q, n_q, alpha))
 
     def clearance(k_p, n_p, k_q, n_q, alpha):
@@ -494,13 +503,13 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
 
     def exact(k_p, n_p, k_q, n_q, alpha):
         """The training counts' own exact joint bound on the privacy loss (pure DP only), for the
-        EXACT_POINTS candidates whose counts differ most (each bound is a root search)."""
+        `exact_points` candidates whose counts differ most (each bound is a root search)."""
         k_p, k_q = np.ravel(k_p), np.ravel(k_q)
         bounds = np.full(len(k_p), -np.inf)
         if claim.delta > 0:
             return bounds
         lead = (k_p / n_p - k_q / n_q) / np.sqrt((k_p + 1) / n_p**2 + (k_q + 1) / n_q**2)
-        for index in np.argsort(-lead, kind="stable")[:EXACT_POINTS]:
+        for index in np.argsort(-lead, kind="stable")[:exact_points]:
             bounds[index] = pure_dp_epsilon_lower(int(k_p[index]), n_p, int(k_q[index]), n_q, 2 * alpha)
         return bounds
 
@@ -523,9 +532,8 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
             predicted = bound(wilson_lower(k_p, n_p, predicting) * n, n, wilson_upper(k_q, n_q, predicting) * n, n, beta / 2)
             # Where no event is predicted a positive bound that way (a small effect on few
             # training samples), rank the events by their chance of a positive held-out bound
-            # instead, mapped into (−1, 0) so that any positive prediction still wins. Searching
-            # SVT1 at 2.6·10^7 draws, the search stage chose the half-up, half-down pair with
-            # this (certified 0.073) and the one-up pair without (0.038).
+            # instead, mapped into (−1, 0) so that any positive prediction still wins: a search
+            # then still tells the pairs apart (docs/decisions/0013-event-selection.md).
             value = np.where(predicted > 0, predicted, -special.expit(-clearance(k_p, n_p, k_q, n_q, alpha)))
         if rare:
             # Point events (an exact value one side releases more often) have few outputs, often

@@ -207,8 +207,8 @@ def is_mixed(features: np.ndarray) -> bool:
 
 def integer_layout(features: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(smallest, largest value) of each column when the rows are integers whose mixed-radix
-    numbers fit in a float64 exactly, else None. Sorting these numbers is far faster than sorting
-    the rows' bytes (SVT6, 10^7 outputs: 3 s of `np.unique` became 0.3 s)."""
+    numbers fit in a float64 exactly, else None. Sorting these numbers is about ten times faster
+    than sorting the rows' bytes (docs/decisions/0014-drawing-and-memory.md)."""
     features = np.asarray(features, dtype=float)
     if features.size == 0:
         return None
@@ -483,9 +483,8 @@ def _driving_coordinates(model: object, count: int = 3) -> list[int]:
 
 class BlockwiseScaler(StandardScaler):
     """`StandardScaler` fitted a block of rows at a time (`partial_fit`): the same mean and scale
-    (to 1e-13) without the temporary copy of the whole matrix that `fit` makes. On 10^6 × 60
-    features (SVT3's shapes) 0.19 s, against 0.2–1.4 s for `fit`, most of it first touches of
-    fresh memory."""
+    (to 1e-13) without the temporary copy of the whole matrix that `fit` makes, whose first
+    touches of fresh memory cost more than the fit (docs/decisions/0014-drawing-and-memory.md)."""
 
     BLOCK_ROWS = 1 << 16
 

@@ -1,0 +1,34 @@
+"""Connecting to a Dask scheduler, for a campaign's audits or one audit's certification."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from dpfuzz.errors import ConfigError
+
+WORKER_WAIT = 60.0  # seconds to wait for a Dask scheduler to have a worker
+
+
+@contextmanager
+def dask_client(address: str, worker_wait: float = WORKER_WAIT) -> Iterator:
+    """A `dask.distributed.Client` of the scheduler at `address`, once it has a worker; a
+    `ConfigError` (not a wait without end) when Dask is missing, nothing answers within
+    `worker_wait` seconds, or no worker joins within them."""
+    try:
+        from dask.distributed import Client
+    except ImportError as error:
+        raise ConfigError("--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'.") from error
+    try:
+        client = Client(address, timeout=worker_wait)
+    except OSError as error:
+        raise ConfigError(f"--scheduler {address}: no Dask scheduler answered ({error}).") from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=worker_wait)
+        except TimeoutError:
+            raise ConfigError(
+                f"the Dask scheduler at {address} has had no worker for {worker_wait:g} s: start one "
+                f"(dask worker {address}), or run without --scheduler."
+            ) from None
+        yield client
