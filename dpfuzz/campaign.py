@@ -34,7 +34,7 @@ target's contents, tester, finder, seed and settings), so two different audits n
 key, the same audit twice is an error before anything runs, and a resumed run skips exactly the
 audits already stored. A refutation fails the night (``dpfuzz report`` exits 1) unless the target
 declares ``truth = "violates"``, and so does an inconclusive audit unless the config allows it (the
-default config, the whole catalogue at the quick budget, does: its (ε, δ) entries need more
+default config, the whole catalogue at the default budget, does: its (ε, δ) entries need more
 outputs to test δ); an error in one audit is stored as that audit's outcome.
 """
 
@@ -224,8 +224,8 @@ def catalogue_targets() -> list[Target]:
 
 def load_config(path: str | Path | None) -> CampaignConfig:
     """The config in a TOML file, or the default (whole catalogue); validated before returning."""
-    if path is None:  # the catalogue's (ε, δ) entries need more outputs than the quick budget's to test δ
-        config = CampaignConfig(targets=tuple(catalogue_targets()), allow_inconclusive=True)
+    if path is None:  # the catalogue's (ε, δ) entries need more outputs than the default budget's to test δ
+        config = CampaignConfig(targets=tuple(catalogue_targets()), budget="default", allow_inconclusive=True)  # 0025
     else:
         try:
             data = tomllib.loads(Path(path).read_text())

@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="The config format, with a full example, is in the README's section 'Campaign configs'. "
         "Ctrl-C keeps every finished audit; --resume finishes the run.",
     )
-    start.add_argument("config", nargs="?", type=Path, help="TOML config (default: the whole catalogue, quick budget)")
+    start.add_argument("config", nargs="?", type=Path, help="TOML config (default: the whole catalogue, default budget)")
     start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
     start.add_argument("--workers", type=int, default=1, help="local worker processes")
     start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
