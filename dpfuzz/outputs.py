@@ -142,7 +142,7 @@ class Keyed(Encoder):
         names = []
         for slot in range(self.slots or 0):
             key = repr(self.keys[slot]) if slot < len(self.keys) else f"(unused slot {slot})"
-            names += [f"key {key} state", f"key {key} value"]
+            names += [f"key {key} (0 absent, 1 released, 2 suppressed)", f"key {key} value"]
         return names + ["other keys released", "other keys' sum"]
 
     def encode(self, outputs: list) -> np.ndarray:

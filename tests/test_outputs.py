@@ -60,7 +60,9 @@ def test_keyed_results_learn_their_keys_then_count_new_ones_as_other():
     encoder.learn([{"a": 1.0}, {"a": 2.0, "b": None}])
     encoder.freeze()
     rows = encoder.encode([{"a": 3.0}, {"b": None, "c": 5.0}, {}])
-    assert encoder.columns[:4] == ["key 'a' state", "key 'a' value", "key 'b' state", "key 'b' value"]
+    assert encoder.columns[:4] == [
+        "key 'a' (0 absent, 1 released, 2 suppressed)", "key 'a' value", "key 'b' (0 absent, 1 released, 2 suppressed)", "key 'b' value",
+    ]
     assert rows[0, :2].tolist() == [1, 3] and rows[1, 2:4].tolist() == [2, 0] and rows[1, -2:].tolist() == [1, 5]
     assert rows.shape == (3, encoder.width) and not rows[2].any()
 

@@ -2,7 +2,8 @@
 
 Records are keys 0 … 4; the release is, for each key, (state, noisy count): state 1 when the key
 is released, 0 when it is not, with the noisy count then 0 (a structured output, encoded as
-`dpfuzz.outputs.Keyed` encodes a dict of key → count; events read "key 2 state > 0.5"). Each key
+`dpfuzz.outputs.Keyed` encodes a dict of key → count; events read "key 2 (0 absent, 1 released, 2
+suppressed) > 0.5"). Each key
 in the data gets its count plus Lap(1/ε); one record moves one key's count by 1.
 
 * PartitionSelectionNoThreshold  releases every key whose noisy count is positive. A key only
