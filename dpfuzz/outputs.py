@@ -153,11 +153,11 @@ class Keyed(Encoder):
                 slot = index.get(key)
                 if slot is None:
                     row[-2] += 1
-                    row[-1] += 0.0 if _is_missing(value) else _number(value, f"key {key!r}'s value")
+                    row[-1] += 0.0 if _is_missing(value) else _number(value, f"the value of key {key!r}")
                 elif _is_missing(value):
                     row[2 * slot] = SUPPRESSED
                 else:
-                    row[2 * slot], row[2 * slot + 1] = RELEASED, _number(value, f"key {key!r}'s value")
+                    row[2 * slot], row[2 * slot + 1] = RELEASED, _number(value, f"the value of key {key!r}")
         return rows
 
     def describe(self, row: np.ndarray) -> str | None:
