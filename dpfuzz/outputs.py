@@ -32,6 +32,10 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def _is_label(value: Any) -> bool:
+    return isinstance(value, (str, bytes, bool, np.bool_))
+
+
 def _number(value: Any, where: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
         raise MechanismError(f"{where} is {value!r}, not a number; give structured(release, encoder=...) an encoder for it.")
@@ -108,7 +112,8 @@ class Category(Encoder):
 class Keyed(Encoder):
     """A dict of keyed results (or anything with ``to_dict()``, e.g. a pandas Series): for each
     known key, (state: 0 absent, 1 released, 2 released as None/NaN; value or 0), then the keys
-    first seen after learning: (how many were released, the sum of their values). Keys are
+    first seen after learning: (how many were released, the sum of their values). A value that
+    is a label (a string, a bool) is its code, as `Category` codes labels. Keys are
     learned from the first outputs, up to `max_keys` (`spare` slots beyond those of the first
     call take keys that appear in the next learning calls); `keys` fixes them instead."""
 
@@ -116,14 +121,17 @@ class Keyed(Encoder):
         self.keys: list = [] if keys is None else list(keys)
         self.max_keys, self.spare, self.frozen = max_keys, spare, keys is not None
         self.slots: int | None = len(self.keys) if keys is not None else None
+        self.labels = Category(name="value")
 
     def learn(self, outputs: list) -> None:
         if self.frozen:
             return
         seen: dict = {}
         for output in outputs:
-            for key in _as_dict(output):
+            for key, value in _as_dict(output).items():
                 seen[key] = seen.get(key, 0) + 1
+                if _is_label(value):
+                    self.labels.learn([value])
         for key in sorted(seen, key=lambda key: -seen[key]):
             if key not in self.keys and len(self.keys) < (self.slots or self.max_keys):
                 self.keys.append(key)
@@ -132,6 +140,7 @@ class Keyed(Encoder):
 
     def freeze(self) -> None:
         self.frozen = True
+        self.labels.freeze()
 
     @property
     def width(self) -> int:
@@ -153,12 +162,15 @@ class Keyed(Encoder):
                 slot = index.get(key)
                 if slot is None:
                     row[-2] += 1
-                    row[-1] += 0.0 if _is_missing(value) else _number(value, f"the value of key {key!r}")
+                    row[-1] += 0.0 if _is_missing(value) else self._value(key, value)
                 elif _is_missing(value):
                     row[2 * slot] = SUPPRESSED
                 else:
-                    row[2 * slot], row[2 * slot + 1] = RELEASED, _number(value, f"the value of key {key!r}")
+                    row[2 * slot], row[2 * slot + 1] = RELEASED, self._value(key, value)
         return rows
+
+    def _value(self, key, value) -> float:
+        return self.labels.encode([value])[0, 0] if _is_label(value) else _number(value, f"the value of key {key!r}")
 
     def describe(self, row: np.ndarray) -> str | None:
         words = {ABSENT: "absent", RELEASED: "released", SUPPRESSED: "suppressed"}

@@ -108,8 +108,16 @@ def test_numbers_lists_tuples_and_models_are_encoded_at_a_fixed_width():
 def test_outputs_it_cannot_encode_say_what_to_do():
     with pytest.raises(MechanismError, match="give structured\\(release, encoder=...\\)"):
         auto_encoder([object()])
-    with pytest.raises(MechanismError, match="not a number"):
-        Keyed(keys=["a"]).encode([{"a": "text"}])
+    with pytest.raises(MechanismError, match="the value of key 'a' is \\[1\\], not a number"):
+        Keyed(keys=["a"]).encode([{"a": [1]}])
+
+
+def test_keyed_results_whose_values_are_labels_get_their_codes():
+    encoder = Keyed()
+    encoder.learn([{"north": "high", "south": "low"}])
+    encoder.freeze()
+    rows = encoder.encode([{"north": "low", "south": "medium"}])
+    assert rows[0, :4].tolist() == [1, 1, 1, 2]  # "low" is code 1; "medium", first seen now, is "another category" (2)
 
 
 PARTITION_MODULE = """
