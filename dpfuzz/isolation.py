@@ -52,9 +52,9 @@ def _serve(connection, alive, cwd: str, path: list[str], one_thread: bool, run_a
 
         limits = threadpool_limits(limits=1)
     while (spec := connection.recv()) is not None:
-        result, alive = _guarded(run_audit, spec)
-        connection.send((result, alive))
-        if not alive:
+        result, goes_on = _guarded(run_audit, spec)
+        connection.send((result, goes_on))
+        if not goes_on:
             return
     del limits
 
@@ -156,7 +156,7 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run
                 seconds = time.monotonic() - worker.started
                 if worker.connection in ready:
                     try:
-                        result, alive = worker.connection.recv()
+                        result, goes_on = worker.connection.recv()
                     except (EOFError, OSError):
                         worker.process.join(5)
                         code = worker.process.exitcode
@@ -165,7 +165,7 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run
                         pool.remove(worker)
                     else:
                         worker.spec = None
-                        if not alive:
+                        if not goes_on:
                             worker.kill()
                             pool.remove(worker)
                     yield result
