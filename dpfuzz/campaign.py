@@ -169,6 +169,13 @@ class AuditSpec:
         parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
         return " ".join(shlex.quote(part) for part in parts)
 
+    def summary(self) -> dict:
+        """The start of the audit's stored summary row: what identifies it."""
+        return {
+            "key": self.key, "target": self.target.name, "params": self.target.params, "finder": self.finder, "seed": self.seed,
+            "truth": self.target.truth, "tester": self.tester,
+        }
+
     def audit_settings(self, tester: str) -> AuditSettings:
         return AuditSettings.build(budget=self.budget, tester=tester, finder=self.finder, seed=self.seed, **self.settings)
 
@@ -281,7 +288,7 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             if wrong:
                 problems += wrong
                 continue
-            fields = {key: raw[key] for key in ("entry", "mechanism", "library", "claim", "domain", "truth", "tester", "per_call", "structured") if key in raw}
+            fields = {key: raw[key] for key in _TARGET_KEYS if key in raw and key not in ("params", "catalogue", "name")}
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if "target" in data and not raw_targets:
         problems.append("'target = []' names no target: add [[target]] tables (catalogue = true audits the whole catalogue)")
@@ -327,12 +334,11 @@ def _distinct_names(targets: list[Target]) -> tuple[Target, ...]:
 def validate(config: CampaignConfig, source: str = "the campaign config", problems: list[str] | None = None) -> None:
     """Build every target and settings value, so all problems (with those already found in
     `problems`) are reported together, before any audit starts."""
+    from dpfuzz.auditing import check_max_draws, check_memory
+    from dpfuzz.engine.policy import AuditPolicy
     from dpfuzz.testers import TESTER_NAMES, make_tester
 
     problems = list(problems or [])
-    from dpfuzz.auditing import check_max_draws, check_memory
-    from dpfuzz.engine.policy import AuditPolicy
-
     try:
         settings = AuditSettings.build(budget=config.budget, **config.settings)
         check_memory(settings)
@@ -378,15 +384,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
     from dpfuzz.auditing import audit
 
     start = time.perf_counter()
-    summary = {
-        "key": spec.key,
-        "target": spec.target.name,
-        "params": spec.target.params,
-        "finder": spec.finder,
-        "seed": spec.seed,
-        "truth": spec.target.truth,
-        "tester": spec.tester,
-    }
+    summary = spec.summary()
     try:
         target = spec.target.build()
         tester = target.tester if spec.tester == "entry" else spec.tester

@@ -116,8 +116,8 @@ def ordered(summaries: list[dict]) -> list[dict]:
 
 
 def audit_stem(key: str) -> str:
-    """A file name for one audit's own reports: the key's safe characters, a long name cut to
-    100 (the key ends with the audit's hash, which keeps it unique)."""
+    """A file name for one audit's own reports: the key's safe characters; one longer than 120
+    becomes its first 100 and its last 16, the audit's hash, which keeps it unique."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
     return stem if len(stem) <= 120 else f"{stem[:100]}_{stem[-16:]}"
 

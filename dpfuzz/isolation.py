@@ -116,11 +116,7 @@ class _Worker:
 
 def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[str, dict, None]:
     """The stored result of an audit whose worker died or ran out of time."""
-    summary = {
-        "key": spec.key, "target": spec.target.name, "params": spec.target.params, "finder": spec.finder, "seed": spec.seed,
-        "truth": spec.target.truth, "tester": spec.tester, "claim": "?", "claimed_epsilon": None,
-        "outcome": outcome, "error": error, "seconds": seconds,
-    }
+    summary = {**spec.summary(), "claim": "?", "claimed_epsilon": None, "outcome": outcome, "error": error, "seconds": seconds}
     return spec.key, summary, None
 
 

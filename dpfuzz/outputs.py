@@ -95,9 +95,12 @@ class Category(Encoder):
     def freeze(self) -> None:
         self.frozen = True
 
+    def code(self, value) -> float:
+        """The value's code: -1 for None, the number of known categories for an unknown one."""
+        return -1.0 if _is_missing(value) else float(self.codes.get(value, len(self.codes)))
+
     def encode(self, outputs: list) -> np.ndarray:
-        other = len(self.codes)
-        return np.array([[-1.0 if _is_missing(value) else float(self.codes.get(value, other))] for value in outputs])
+        return np.array([[self.code(value)] for value in outputs])
 
     def word(self, code: float) -> str:
         if code < 0:
@@ -170,7 +173,7 @@ class Keyed(Encoder):
         return rows
 
     def _value(self, key, value) -> float:
-        return self.labels.encode([value])[0, 0] if _is_label(value) else _number(value, f"the value of key {key!r}")
+        return self.labels.code(value) if _is_label(value) else _number(value, f"the value of key {key!r}")
 
     def describe(self, row: np.ndarray) -> str | None:
         words = {ABSENT: "absent", RELEASED: "released", SUPPRESSED: "suppressed"}
@@ -211,7 +214,7 @@ class Sequence(Encoder):
             row[0] = len(output)
             for index, item in enumerate(output[: self.items]):
                 if self.categories.codes:
-                    row[1 + index] = self.categories.encode([item])[0, 0]
+                    row[1 + index] = self.categories.code(item)
                 else:
                     row[1 + index] = 0.0 if _is_missing(item) else _number(item, f"item {index}")
         return rows
