@@ -303,3 +303,43 @@ def test_opacus_one_run_audit_is_tight_and_refutes_half_the_noise(opacus):
     assert not report.violated and report.mu_lower_bound > 0.8 * correct.claim.mu
     half = opacus_one_run(1.0, 4, as_gdp=True, optimizer_noise_multiplier=0.5)
     assert audit_one_run(half, half.claim, canaries=1000, seed=0).violated
+
+
+@pytest.fixture
+def pipeline_dp():
+    return pytest.importorskip("pipeline_dp")
+
+
+def test_pipelinedp_claims_come_from_its_accountant_and_outputs_are_keyed(pipeline_dp):
+    from dpfuzz.adapters.pipelinedp import pipelinedp_aggregate, pipelinedp_select_partitions
+
+    public = pipelinedp_aggregate(("COUNT", "SUM"), keys=2)
+    assert public.claim == PureDP(1.0) and "privacy ID" in public.convention
+    assert pipelinedp_aggregate(("MEAN",), noise="gaussian", delta=1e-3, accountant="pld").claim == ApproxDP(1.0, 1e-3)
+    outputs = public.mechanism(np.array([[0.0, 0.5], [1.0, 3.0]]), 8, np.random.default_rng(0))
+    columns = public.mechanism.describe_output.columns
+    assert outputs.shape == (8, len(columns)) and "key (1, 'sum') value" in columns
+    assert np.all(outputs[:, 0] == 1)  # public partitions: every key released
+    selection = pipelinedp_select_partitions(delta=1e-3, keys=2)
+    chosen = selection.mechanism(np.array([[0.0, 0.0]] * 40), 4, np.random.default_rng(0))
+    assert np.all(chosen[:, 0] == 1) and np.all(chosen[:, 2] == 0)  # 40 IDs in key 0 pass the threshold, key 1 has none
+    with pytest.raises(InvalidArgument, match="PERCENTILE"):
+        pipelinedp_aggregate(("MEDIAN",))
+
+
+def test_pipelinedp_public_partitions_read_from_the_data_are_refuted_and_given_ones_are_not(pipeline_dp):
+    from dpfuzz.adapters.pipelinedp import pipelinedp_aggregate
+
+    misuse = pipelinedp_aggregate(("COUNT",), public_partitions="from data")
+    assert misuse.audit(seed=0, budget="quick", finder="grid").violated
+    correct = pipelinedp_aggregate(("COUNT",))
+    assert not correct.audit(seed=0, budget="quick", finder="grid", max_draws=60_000).violated
+
+
+def test_pydp_percentile_reads_its_unset_unit_as_one_record(pydp):
+    from dpfuzz.adapters.standard import pydp_release
+
+    target = pydp_release("Percentile", percentile=0.9)
+    assert target.claim == PureDP(1.0) and "a privacy unit of 1 record(s)" in target.convention
+    outputs = target.mechanism(np.array([0.1, 0.5]), 5, np.random.default_rng(0))
+    assert outputs.shape == (5,) and np.all((outputs >= -1.0) & (outputs <= 1.0))

@@ -58,7 +58,7 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     # The libraries' releases are called one at a time: at their own budgets these examples take
     # minutes, so each `LibraryTarget.audit` runs at the quick budget here (the verdicts they
     # state are checked in tests/test_adapters.py and benchmarks/libraries.py).
-    for library in ("opendp", "diffprivlib", "pydp", "opacus"):
+    for library in ("opendp", "diffprivlib", "pydp", "opacus", "pipeline_dp"):
         pytest.importorskip(library)
     from dpfuzz import adapters
     from dpfuzz.auditing import audit
@@ -77,7 +77,7 @@ def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) <= 150
     assert 'python -m pip install ".[report]" && dpfuzz campaign run' in text
-    assert 'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus]" && python -m pytest -n auto' in text
+    assert 'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus,pipelinedp]" && python -m pytest -n auto' in text
 
 
 @pytest.mark.parametrize("page", PLAIN)

@@ -47,7 +47,7 @@ def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tup
         raise InvalidArgument(f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}.")
     example = algorithm(**options)  # the claim and the privacy unit, read from the library's object
     claim, how = claim_under(stated_claim(example.epsilon, example.delta), "add_remove", relation)
-    unit = int(example.linf_sensitivity)
+    unit = _unit(example.linf_sensitivity)
     cast = int if dtype == "int" else float
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -63,6 +63,12 @@ def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tup
                     distance=unit, dtype=dtype)
     return LibraryTarget(mechanism, claim, domain,
                          f"{algorithm.__name__}: a privacy unit of {unit} record(s) added or removed; {how}")
+
+
+def _unit(linf_sensitivity) -> int:
+    """Records per privacy unit: the object's `linf_sensitivity`, or its default 1 where it reads
+    "Not set" (Percentile)."""
+    return int(linf_sensitivity) if str(linf_sensitivity).isdigit() else 1
 
 
 def pydp_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0),

@@ -76,17 +76,19 @@ def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
 
 
 # -- python-dp ----------------------------------------------------------------------------------
-def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove") -> LibraryTarget:
-    """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5 records."""
+def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove", **arguments) -> LibraryTarget:
+    """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5 records;
+    `arguments` go to the algorithm (e.g. ``percentile=0.5`` for Percentile)."""
     from dpfuzz.adapters.pydp import pydp_algorithm
 
     laplacian = _library("pydp.algorithms.laplacian", "pydp")
     if algorithm == "Count":
         return pydp_algorithm(laplacian.Count, epsilon=epsilon, bounds=(0, 1), dtype="int", relation=relation, max_size=5)
-    choices = ("BoundedSum", "BoundedMean", "BoundedVariance", "BoundedStandardDeviation", "Max", "Min", "Median")
+    choices = ("BoundedSum", "BoundedMean", "BoundedVariance", "BoundedStandardDeviation", "Max", "Min", "Median", "Percentile")
     if algorithm not in choices:
         raise InvalidArgument(f"algorithm must be Count or one of {list(choices)}, got {algorithm!r}.{did_you_mean(algorithm, choices)}")
-    return pydp_algorithm(getattr(laplacian, algorithm), epsilon=epsilon, bounds=(-1.0, 1.0), relation=relation, max_size=5)
+    return pydp_algorithm(getattr(laplacian, algorithm), epsilon=epsilon, bounds=(-1.0, 1.0), relation=relation, max_size=5,
+                          **arguments)
 
 
 def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -> LibraryTarget:
@@ -96,6 +98,23 @@ def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -
 
     mechanisms = _library("pydp.algorithms.numerical_mechanisms", "pydp")
     return pydp_mechanism(mechanisms.LaplaceMechanism(epsilon, 1.0), sensitivity=query_sensitivity)
+
+
+# -- PipelineDP ---------------------------------------------------------------------------------
+def pipelinedp_aggregate(metrics: list | tuple = ("COUNT",), **options) -> LibraryTarget:
+    """`DPEngine.aggregate` of `metrics` on the local backend (`dpfuzz.adapters.pipelinedp`)."""
+    _library("pipeline_dp", "pipelinedp")
+    from dpfuzz.adapters.pipelinedp import pipelinedp_aggregate as aggregate
+
+    return aggregate(tuple(metrics), **options)
+
+
+def pipelinedp_select_partitions(strategy: str = "truncated_geometric", **options) -> LibraryTarget:
+    """`DPEngine.select_partitions` by `strategy` (`dpfuzz.adapters.pipelinedp`)."""
+    _library("pipeline_dp", "pipelinedp")
+    from dpfuzz.adapters.pipelinedp import pipelinedp_select_partitions as select
+
+    return select(strategy, **options)
 
 
 # -- Opacus -------------------------------------------------------------------------------------
