@@ -343,3 +343,15 @@ def test_pydp_percentile_reads_its_unset_unit_as_one_record(pydp):
     assert target.claim == PureDP(1.0) and "a privacy unit of 1 record(s)" in target.convention
     outputs = target.mechanism(np.array([0.1, 0.5]), 5, np.random.default_rng(0))
     assert outputs.shape == (5,) and np.all((outputs >= -1.0) & (outputs <= 1.0))
+
+
+def test_pydp_partition_selection_holds_and_counting_rows_is_refuted(pydp):
+    from dpfuzz.adapters.pydp import pydp_partition_selection
+
+    correct = pydp_partition_selection("truncated_geometric", epsilon=1.0, delta=1e-3)
+    assert correct.claim == ApproxDP(1.0, 1e-3)
+    assert not correct.audit(seed=0, budget="quick", finder="grid").violated
+    misuse = pydp_partition_selection("truncated_geometric", epsilon=1.0, delta=1e-3, rows=2)
+    assert misuse.audit(seed=0, budget="quick", finder="grid").violated and "misuse" in misuse.convention
+    with pytest.raises(InvalidArgument, match="strategy"):
+        pydp_partition_selection("thresholded")

@@ -87,3 +87,33 @@ def pydp_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-1
     return noisy_answer_target(batch, name=f"pydp {type(mechanism_object).__name__}", claim=stated_claim(epsilon, delta),
                                answers_range=answers_range, sensitivity=moved,
                                convention=f"one answer moving by ≤ {moved:g} ({note}); claim from its epsilon, delta")
+
+
+def pydp_partition_selection(strategy: str = "truncated_geometric", *, epsilon: float = 1.0, delta: float = 1e-3,
+                             max_partitions_contributed: int = 1, max_size: int = 20, rows: int = 1) -> LibraryTarget:
+    """An audit target for python-dp's partition selection (``pydp.algorithms.partition_selection``):
+    whether one partition holding the dataset's privacy units is kept,
+    ``create_<strategy>_partition_strategy(ε, δ, max_partitions_contributed).should_keep(n)``;
+    records are privacy units (all 0), so neighbours hold n and n + 1 units. ``rows = 2`` is the
+    misuse of counting a unit's rows rather than its units: neighbours then hold n and n + 2."""
+    from pydp.algorithms import partition_selection
+
+    strategies = ("truncated_geometric", "laplace", "gaussian")
+    if strategy not in strategies:
+        raise InvalidArgument(f"strategy must be one of {list(strategies)}, got {strategy!r}.")
+    create = getattr(partition_selection, f"create_{strategy}_partition_strategy")
+    selection = create(epsilon, delta, max_partitions_contributed)
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        units = len(dataset)
+        return np.array([selection.should_keep(units) for _ in range(size)], dtype=float)
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return batch(dataset, 1, rng)[0]
+
+    mechanism = per_call(release, batch=batch)
+    mechanism.name = f"pydp {strategy} partition selection"
+    domain = Domain(low=0, high=0, dtype="int", min_size=0, max_size=max_size, distance=rows)
+    counted = "one privacy unit" if rows == 1 else f"one privacy unit counted as its {rows} rows (a misuse to test)"
+    return LibraryTarget(mechanism, stated_claim(selection.epsilon, selection.delta), domain,
+                         f"{counted} added to or removed from the partition; claim from the strategy's epsilon, delta")

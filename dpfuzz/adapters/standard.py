@@ -100,6 +100,14 @@ def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -
     return pydp_mechanism(mechanisms.LaplaceMechanism(epsilon, 1.0), sensitivity=query_sensitivity)
 
 
+def pydp_partition_selection(strategy: str = "truncated_geometric", **options) -> LibraryTarget:
+    """python-dp's partition selection by `strategy` (`dpfuzz.adapters.pydp`)."""
+    _library("pydp.algorithms.partition_selection", "pydp")
+    from dpfuzz.adapters.pydp import pydp_partition_selection as selection
+
+    return selection(strategy, **options)
+
+
 # -- PipelineDP ---------------------------------------------------------------------------------
 def pipelinedp_aggregate(metrics: list | tuple = ("COUNT",), **options) -> LibraryTarget:
     """`DPEngine.aggregate` of `metrics` on the local backend (`dpfuzz.adapters.pipelinedp`)."""
