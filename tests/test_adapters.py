@@ -355,3 +355,20 @@ def test_pydp_partition_selection_holds_and_counting_rows_is_refuted(pydp):
     assert misuse.audit(seed=0, budget="quick", finder="grid").violated and "misuse" in misuse.convention
     with pytest.raises(InvalidArgument, match="strategy"):
         pydp_partition_selection("thresholded")
+
+
+def test_diffprivlib_models_release_their_parameters_under_the_convention_of_their_source(diffprivlib):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    scaler = diffprivlib_model("StandardScaler")
+    assert scaler.claim == PureDP(1.0) and scaler.domain.relation.name == "substitute"
+    outputs = scaler.mechanism(np.array([[0.1, 0.9]]), 3, np.random.default_rng(0))
+    assert outputs.shape == (3, 6) and "mean_[0]" in scaler.mechanism.describe_output.columns
+    bayes = diffprivlib_model("GaussianNB", relation="add_remove")
+    assert "not its own substitute" in bayes.convention
+    # its class counts are made to sum to the actual n: adding a record moves class_prior_ from exactly ½
+    pair = DatasetPair(np.zeros((0, 3)), np.zeros((1, 3)))
+    assert audit(bayes.mechanism, bayes.claim, bayes.domain, finder=[pair], samples=600, verify_samples=600, seed=0).violated
+    with pytest.raises(InvalidArgument, match="LogisticRegression"):
+        diffprivlib_model("LogisticRegresion")

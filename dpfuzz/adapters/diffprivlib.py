@@ -10,6 +10,10 @@ becomes 2ε (group privacy); a mean audited under add/remove keeps ε, a misuse 
 Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
 answer: audited as answers moving by at most their `sensitivity`.
 
+Models (`diffprivlib_model`) release the fitted parameters; their conventions are read from
+the source (`MODEL_CONVENTIONS`): where the actual n enters a sensitivity or a
+post-processing step, n is public and the convention is substitution.
+
 Sampling: one call per release, seeded through ``random_state`` (tools) or the mechanism's own
 generator, so audits are reproducible; each batch of calls gets a fresh `BudgetAccountant`
 (the global one would record every call). diffprivlib's Laplace computes value − scale·L in
@@ -25,6 +29,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
+from dpfuzz.validation import did_you_mean
 
 CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
                "sum": "add_remove", "nansum": "add_remove", "count_nonzero": "add_remove", "histogram": "add_remove"}
@@ -70,3 +75,57 @@ def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float
     return noisy_answer_target(batch, name=f"diffprivlib.mechanisms.{type(mechanism_object).__name__}",
                                claim=stated_claim(epsilon, delta), answers_range=answers_range, sensitivity=sensitivity,
                                convention=f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta")
+
+
+MODEL_CONVENTIONS = {  # read from diffprivlib 0.6's source: where n enters a sensitivity, n is public
+    "LogisticRegression": "substitute",   # output perturbation with sensitivity 2/(nλ) (Chaudhuri et al. 2011)
+    "LinearRegression": "add_remove",     # functional mechanism: noisy sums, sensitivities from the bounds
+    "GaussianNB": "substitute",           # its noisy class counts are made to sum to the actual n
+    "KMeans": "add_remove",               # noisy counts and sums per cluster
+    "PCA": "substitute",                  # the mean divides by the actual n (tools.mean)
+    "StandardScaler": "substitute",       # tools.nanmean and nanvar
+}
+LABELLED = {"LogisticRegression": "class", "GaussianNB": "class", "LinearRegression": "target"}
+
+
+def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0, features: int = 2, max_size: int = 6,
+                      relation: str | None = None, **arguments) -> LibraryTarget:
+    """An audit target for ``diffprivlib.models.<name>`` fitted on records in [0, 1]^features (a
+    class label in {0, 1} or a target in [0, 1] as the last coordinate, where the model takes one),
+    releasing the fitted model's parameters (`dpfuzz.outputs.Model`). Every dataset also holds two
+    fixed public records, one of each class, so that every fit is defined; neighbours stay neighbours."""
+    import diffprivlib
+
+    if name not in MODEL_CONVENTIONS:
+        raise InvalidArgument(f"dpfuzz knows the conventions of diffprivlib.models {sorted(MODEL_CONVENTIONS)}, got {name!r}."
+                              f"{did_you_mean(name, MODEL_CONVENTIONS)}")
+    from dpfuzz.outputs import Model, structured
+
+    own = MODEL_CONVENTIONS[name]
+    relation = relation or own
+    label = LABELLED.get(name)
+    unit = ([0.0] * features, [1.0] * features)
+    options = {"LogisticRegression": {"data_norm": float(np.sqrt(features))},
+               "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
+               "GaussianNB": {"bounds": unit}, "KMeans": {"bounds": unit, "n_clusters": 2},
+               "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
+               "StandardScaler": {"bounds": unit}}[name]
+    options.update(arguments)
+    model_class = getattr(diffprivlib.models, name)
+    base = np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]]) if label else np.full((2, features), 0.5)
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        records = np.vstack([base, np.asarray(dataset, dtype=float).reshape(-1, base.shape[1])])
+        model = model_class(epsilon=epsilon, random_state=int(rng.integers(2**31 - 1)),
+                            accountant=diffprivlib.BudgetAccountant(), **options)
+        if label:
+            target = np.round(records[:, -1]) if label == "class" else records[:, -1]
+            return model.fit(records[:, :-1], target)
+        return model.fit(records)
+
+    mechanism = structured(release, encoder=Model())
+    mechanism.name = f"diffprivlib.models.{name}"
+    domain = Domain(low=0.0, high=1.0, dim=features + (1 if label else 0), min_size=0, max_size=max_size, relation=relation)
+    claim, how = claim_under(PureDP(epsilon), own, relation)
+    return LibraryTarget(mechanism, claim, domain, f"models.{name} is private under {own} (read from its source); {how}; "
+                         "every dataset also holds two fixed public records")
