@@ -111,7 +111,7 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
         max_partitions_contributed=max_partitions_contributed,
         partition_selection_strategy=getattr(pipeline_dp.PartitionSelectionStrategy, STRATEGIES[strategy]), **parameters)
     extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1])
-    example = _accountant(pipeline_dp, "naive", epsilon, delta)
+    example = _accountant(pipeline_dp, "naive", epsilon, delta)  # the claim, as the library holds it
 
     def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
         budget = _accountant(pipeline_dp, "naive", epsilon, delta)
@@ -123,7 +123,8 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP select_partitions ({strategy.replace('_', ' ')})"
     mechanism.describe_output = OutputWords(encoder)
-    return LibraryTarget(mechanism, stated_claim(epsilon, delta), _domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
+    claim = stated_claim(example._total_epsilon, example._total_delta)
+    return LibraryTarget(mechanism, claim, _domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
 
 
 def _metric(pipeline_dp, name: str):

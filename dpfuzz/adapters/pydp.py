@@ -8,7 +8,8 @@ records apart; ``relation="substitute"`` is the explicit other choice and reads 
 group of 2 (`dpfuzz.adapters.claim_under`). Numerical mechanisms (`LaplaceMechanism`,
 `GaussianMechanism`, ``.add_noise(value)``) release a noisy query answer: audited as answers
 moving by at most their sensitivity, or by the query's true `sensitivity` where the caller
-gives it (a mechanism told too small a sensitivity is the classic misuse).
+gives it (a mechanism told too small a sensitivity is the classic misuse). Partition selection
+(`pydp_partition_selection`) releases whether a partition of n privacy units is kept.
 
 Sampling: one algorithm object per release (python-dp's rule: an object answers once), ≈ 10^5
 releases per second through Python calls. Its generator cannot be seeded, so audits are valid
