@@ -29,7 +29,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
-from dpfuzz.validation import did_you_mean
+from dpfuzz.validation import check_choice
 
 CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
                "sum": "add_remove", "nansum": "add_remove", "count_nonzero": "add_remove", "histogram": "add_remove"}
@@ -96,9 +96,7 @@ def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0,
     fixed public records, one of each class, so that every fit is defined; neighbours stay neighbours."""
     import diffprivlib
 
-    if name not in MODEL_CONVENTIONS:
-        raise InvalidArgument(f"dpfuzz knows the conventions of diffprivlib.models {sorted(MODEL_CONVENTIONS)}, got {name!r}."
-                              f"{did_you_mean(name, MODEL_CONVENTIONS)}")
+    check_choice("name", name, tuple(MODEL_CONVENTIONS))
     from dpfuzz.outputs import Model, structured
 
     own = MODEL_CONVENTIONS[name]

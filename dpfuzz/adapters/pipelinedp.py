@@ -28,7 +28,7 @@ import numpy as np
 from dpfuzz.adapters import LibraryTarget, stated_claim
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
-from dpfuzz.outputs import Keyed, OutputWords, structured
+from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
 
 STRATEGIES = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace_thresholding": "LAPLACE_THRESHOLDING",
@@ -68,13 +68,12 @@ def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: floa
     check_int("keys", keys, minimum=1)
     check_int("rows", rows, minimum=1)
     check_choice("noise", noise, ("laplace", "gaussian"))
-    check_choice("strategy", strategy, tuple(STRATEGIES))
     if public_partitions not in (True, False, "from data"):
         raise InvalidArgument(f"public_partitions must be True, False or 'from data', got {public_partitions!r}.")
     chosen = [_metric(pipeline_dp, name) for name in metrics]
     options = dict(metrics=chosen, noise_kind=getattr(pipeline_dp.NoiseKind, noise.upper()), max_partitions_contributed=1,
                    max_contributions_per_partition=1, min_value=bounds[0], max_value=bounds[1],
-                   partition_selection_strategy=getattr(pipeline_dp.PartitionSelectionStrategy, STRATEGIES[strategy]))
+                   partition_selection_strategy=_strategy(pipeline_dp, strategy))
     options.update(parameters)
     if set(metrics) <= {"COUNT", "PRIVACY_ID_COUNT"}:
         options.pop("min_value"), options.pop("max_value")
@@ -94,7 +93,6 @@ def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: floa
     encoder = Keyed(keys=[(key, _field(name)) for key in range(keys) for name in metrics])
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP aggregate {'+'.join(metrics)} ({noise}, {_partitions(public_partitions, strategy)})"
-    mechanism.describe_output = OutputWords(encoder)
     claim = stated_claim(example._total_epsilon, example._total_delta)
     return LibraryTarget(mechanism, claim, _domain(keys, values, max_size), _convention(accountant, rows))
 
@@ -106,10 +104,8 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
     held to `max_partitions_contributed` partitions; `parameters` go to ``SelectPartitionsParams``."""
     import pipeline_dp
 
-    check_choice("strategy", strategy, tuple(STRATEGIES))
-    params = pipeline_dp.SelectPartitionsParams(
-        max_partitions_contributed=max_partitions_contributed,
-        partition_selection_strategy=getattr(pipeline_dp.PartitionSelectionStrategy, STRATEGIES[strategy]), **parameters)
+    params = pipeline_dp.SelectPartitionsParams(max_partitions_contributed=max_partitions_contributed,
+                                                partition_selection_strategy=_strategy(pipeline_dp, strategy), **parameters)
     extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1])
     example = _accountant(pipeline_dp, "naive", epsilon, delta)  # the claim, as the library holds it
 
@@ -122,14 +118,23 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
     encoder = Keyed(keys=list(range(keys)))
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP select_partitions ({strategy.replace('_', ' ')})"
-    mechanism.describe_output = OutputWords(encoder)
     claim = stated_claim(example._total_epsilon, example._total_delta)
     return LibraryTarget(mechanism, claim, _domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
 
 
+def _strategy(pipeline_dp, strategy: str):
+    check_choice("strategy", strategy, tuple(STRATEGIES))
+    return getattr(pipeline_dp.PartitionSelectionStrategy, STRATEGIES[strategy])
+
+
+def _percentile(name: str) -> float | None:
+    """p of a metric named "PERCENTILE(p)", else None."""
+    return float(name[len("PERCENTILE("):-1]) if name.startswith("PERCENTILE(") and name.endswith(")") else None
+
+
 def _metric(pipeline_dp, name: str):
-    if name.startswith("PERCENTILE(") and name.endswith(")"):
-        return pipeline_dp.Metrics.PERCENTILE(float(name[len("PERCENTILE("):-1]))
+    if _percentile(name) is not None:
+        return pipeline_dp.Metrics.PERCENTILE(_percentile(name))
     known = ("COUNT", "PRIVACY_ID_COUNT", "SUM", "MEAN", "VARIANCE")
     if name not in known:
         raise InvalidArgument(f"metrics are {list(known)} or 'PERCENTILE(p)', got {name!r}.")
@@ -138,8 +143,8 @@ def _metric(pipeline_dp, name: str):
 
 def _field(name: str) -> str:
     """A metric's field in PipelineDP's result tuples: "count", "percentile_50", "percentile_90_5"."""
-    if name.startswith("PERCENTILE("):
-        return "percentile_" + f"{float(name[len('PERCENTILE('):-1]):g}".replace(".", "_")
+    if _percentile(name) is not None:
+        return "percentile_" + f"{_percentile(name):g}".replace(".", "_")
     return name.lower()
 
 

@@ -27,6 +27,7 @@ from dpfuzz.adapters import LibraryTarget, claim_under, noisy_answer_target, sta
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
+from dpfuzz.validation import check_choice
 
 
 def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tuple[float, float] = (0.0, 1.0),
@@ -99,9 +100,7 @@ def pydp_partition_selection(strategy: str = "truncated_geometric", *, epsilon: 
     misuse of counting a unit's rows rather than its units: neighbours then hold n and n + 2."""
     from pydp.algorithms import partition_selection
 
-    strategies = ("truncated_geometric", "laplace", "gaussian")
-    if strategy not in strategies:
-        raise InvalidArgument(f"strategy must be one of {list(strategies)}, got {strategy!r}.")
+    check_choice("strategy", strategy, ("truncated_geometric", "laplace", "gaussian"))
     create = getattr(partition_selection, f"create_{strategy}_partition_strategy")
     selection = create(epsilon, delta, max_partitions_contributed)
 
