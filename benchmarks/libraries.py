@@ -3,6 +3,7 @@ audited with the library's own claim and convention, and the documented misuses 
 
     python benchmarks/libraries.py           # the config's settings (default budget, ≤ 100 s each)
     python benchmarks/libraries.py --quick   # quick budget, 20,000 draws each (CI)
+    python benchmarks/libraries.py --config configs/libraries-smartnoise.toml   # in its own environment
 
 Also the float-level check: diffprivlib's, OpenDP's and python-dp's float Laplace releases
 (python-dp: its mechanism and its BoundedSum) audited with ``arithmetic="float"``. Writes benchmarks/results/libraries.md.
@@ -28,8 +29,9 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "libraries.toml"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="quick budget, 20,000 draws per audit")
+    parser.add_argument("--config", type=Path, default=CONFIG, help="a libraries config (default: configs/libraries.toml)")
     args = parser.parse_args()
-    config = load_config(CONFIG)
+    config = load_config(args.config)
     rows, times, verdicts = [], [], []
     for spec in config.audits():
         settings = spec.audit_settings(spec.target.tester or "auto")
@@ -38,7 +40,7 @@ def main() -> None:
         try:
             target = spec.target.build()
         except LibraryMissing as error:
-            rows.append(f"| {spec.target.name} | — | skipped: {error} | | | | |")
+            rows.append(f"| {spec.target.name} | — | skipped: {error} | | | | | |")
             continue
         start = time.perf_counter()
         report = audit(target.mechanism, target.claim, target.domain, settings)
@@ -48,9 +50,9 @@ def main() -> None:
         verdicts.append(verdict)
         bound = "—" if report.epsilon_lower_bound is None else f"{report.epsilon_lower_bound:.3g}"
         rows.append(f"| {spec.target.name} | {target.claim.describe()} | {verdict} | {bound} | {report.draws:,} | "
-                    f"{report.draws / seconds:,.0f} | {seconds:.1f} |")
+                    f"{report.draws / seconds:,.0f} | {release_rate(target):,.0f} | {seconds:.1f} |")
     floats = []
-    for name in ("diffprivlib_laplace", "opendp_sum", "pydp_laplace", "pydp_release"):
+    for name in ("diffprivlib_laplace", "opendp_sum", "pydp_laplace", "pydp_release") if args.config == CONFIG else ():
         try:
             from dpfuzz.adapters import standard
 
@@ -62,25 +64,37 @@ def main() -> None:
         report = target.audit(seed=0, arithmetic="float", **({"budget": "quick", "max_draws": 20_000} if args.quick else {"max_seconds": 100}))
         floats.append(f"| {name} | {'refuted' if report.violated else 'not refuted'} | {report.draws:,} | {time.perf_counter() - start:.1f} |")
     lines = [
-        "# DP libraries through dpfuzz's adapters (configs/libraries.toml)",
+        f"# DP libraries through dpfuzz's adapters (configs/{args.config.name})",
         "",
         f"{environment()}; {'quick budget, 20,000 draws' if args.quick else 'default budget, max_seconds = 100'}, seed 0, β = 0.05.",
         "",
-        "| target | claim read from the library | verdict | ε ≥ | draws | draws/s | s |",
-        "|---|---|---|---:|---:|---:|---:|",
+        "| target | claim read from the library | verdict | ε ≥ | draws | draws/s | release calls/s | s |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
         *rows,
         "",
         f"{len(times)} audits: median {np.median(times):.1f} s, longest {max(times):.1f} s; "
         f"{sum(v in ('ok', 'caught') for v in verdicts)} with their documented verdict, "
         f"{verdicts.count('false alarm')} false alarms, {verdicts.count('missed')} missed." if times else "No library installed.",
         "",
-        "Float-level audits (`arithmetic=\"float\"`: float bit patterns beside the audit's tester, β/2 each):",
-        "",
-        "| release | verdict | draws | s |",
-        "|---|---|---:|---:|",
-        *floats,
+        "*draws/s*: the audit's outputs per second, search and certification included; *release calls/s*: the",
+        "release alone, called in batches of 64 on one dataset of the domain's smallest size for a second.",
     ]
-    write("libraries", lines, args.quick)
+    if floats:
+        lines += ["", "Float-level audits (`arithmetic=\"float\"`: float bit patterns beside the audit's tester, β/2 each):", "",
+                  "| release | verdict | draws | s |", "|---|---|---:|---:|", *floats]
+    write(args.config.stem, lines, args.quick)
+
+
+def release_rate(target) -> float:
+    """The release's own calls per second: batches of 64 on one dataset at the domain's low corner."""
+    domain = target.domain
+    dataset = np.tile(np.asarray(domain.low, dtype=float), (max(domain.min_size, 1), 1))
+    dataset = dataset[:, 0] if domain.dim is None else dataset
+    rng, calls, start = np.random.default_rng(0), 0, time.perf_counter()
+    while time.perf_counter() - start < 1.0:
+        target.mechanism(dataset, 64, rng)
+        calls += 64
+    return calls / (time.perf_counter() - start)
 
 
 if __name__ == "__main__":

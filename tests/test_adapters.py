@@ -132,6 +132,30 @@ def test_diffprivlib_laplace_is_refuted_in_float_arithmetic_only(diffprivlib):
     assert floating.violated and floating.verification.tester == "float_bits"
 
 
+def test_diffprivlib_sum_keeps_n_public_and_is_refuted_under_add_remove(diffprivlib):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.diffprivlib import diffprivlib_tool
+
+    own = diffprivlib_tool(diffprivlib.tools.sum, epsilon=1.0, bounds=(0.0, 1.0), max_size=4)
+    assert own.domain.relation.name == "substitute" and own.claim == PureDP(1.0)
+    # the output is truncated to [n·lower, n·upper]: [1] can release sums in (1, 2], [1, 1] can,
+    # and [1] cannot, which no finite ε allows
+    misused = diffprivlib_tool(diffprivlib.tools.sum, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4)
+    pair = DatasetPair(np.array([1.0]), np.array([1.0, 1.0]))
+    report = audit(misused.mechanism, misused.claim, misused.domain, finder=[pair], budget="quick", seed=0)
+    assert report.violated and report.epsilon_lower_bound > 2.0
+
+
+def test_diffprivlib_integer_mechanisms_get_integer_answers(diffprivlib):
+    from dpfuzz.adapters.standard import diffprivlib_mechanism_release
+
+    target = diffprivlib_mechanism_release("GeometricTruncated", lower=-10, upper=10)
+    outputs = target.mechanism(np.array([2.7]), 200, np.random.default_rng(0))
+    assert target.claim == PureDP(1.0) and np.all(outputs == np.round(outputs)) and abs(np.median(outputs) - 2) <= 1
+    with pytest.raises(InvalidArgument, match="GaussianAnalytic"):
+        diffprivlib_mechanism_release("GaussianAnalytc")
+
+
 def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch):
     from dpfuzz.campaign import Target, load_config, run_audit, AuditSpec
 
@@ -372,3 +396,34 @@ def test_diffprivlib_models_release_their_parameters_under_the_convention_of_the
     assert audit(bayes.mechanism, bayes.claim, bayes.domain, finder=[pair], samples=600, verify_samples=600, seed=0).violated
     with pytest.raises(InvalidArgument, match="LogisticRegression"):
         diffprivlib_model("LogisticRegresion")
+
+
+@pytest.fixture
+def snsql():
+    return pytest.importorskip("snsql")  # its own environment: smartnoise-sql pins opendp 0.14
+
+
+def test_smartnoise_claim_is_the_readers_cost_and_rows_are_keyed(snsql):
+    from dpfuzz.adapters.smartnoise import smartnoise_query
+
+    grouped = smartnoise_query("SELECT key, COUNT(*) AS n FROM T.T GROUP BY key", censor_dims=False, keys=2)
+    reader = snsql.from_df(__import__("pandas").DataFrame({"user_id": [0], "key": [0], "value": [0.0]}),
+                           privacy=snsql.Privacy(epsilon=1.0, delta=1e-3),
+                           metadata={"C": {"T": {"T": {"censor_dims": False, "user_id": {"type": "int", "private_id": True},
+                                                       "key": {"type": "int"}, "value": {"type": "float", "lower": 0.0, "upper": 1.0}}}}})
+    query = "SELECT key, COUNT(*) AS n FROM T.T GROUP BY key"
+    assert grouped.claim == ApproxDP(*map(float, reader.get_privacy_cost([query])))
+    outputs = grouped.mechanism(np.array([[0.0, 0.5], [0.0, 0.5]]), 50, np.random.default_rng(0))
+    assert outputs.shape == (50, 2 * 2 + 2) and np.all(outputs[:, 0] == 1) and np.all(outputs[:, 2] == 0)
+    with pytest.raises(InvalidArgument, match="censor_dims"):
+        smartnoise_query(censor_dim=False)
+
+
+def test_smartnoise_uncensored_group_by_is_refuted_and_censored_is_not(snsql):
+    from dpfuzz.adapters.smartnoise import smartnoise_query
+
+    query = "SELECT key, COUNT(*) AS n FROM T.T GROUP BY key"
+    leaking = smartnoise_query(query, censor_dims=False)
+    assert leaking.audit(seed=0, budget="quick", finder="grid").violated
+    censored = smartnoise_query(query, delta=0.01, max_size=10)
+    assert not censored.audit(seed=0, budget="quick", finder="grid").violated

@@ -62,3 +62,17 @@ def noisy_answer_target(batch, *, name: str, claim: Claim, answers_range: tuple[
     mechanism.name = name
     domain = Domain(low=answers_range[0], high=answers_range[1], min_size=1, max_size=1, relation="linf", sensitivity=sensitivity)
     return LibraryTarget(mechanism, claim, domain, convention)
+
+
+def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int, int, float]]:
+    """(privacy ID, partition, value) rows of keyed records: record i is privacy ID i, a vector
+    (partition key, value) holding `rows` rows, in the partitions key, key + 1, … (mod `keys`),
+    each with that value; keys round to the integers 0 … `keys` − 1."""
+    records = np.asarray(dataset, dtype=float).reshape(-1, 2)
+    return [(unit, (int(round(key)) + offset) % keys, float(value))
+            for unit, (key, value) in enumerate(records.tolist()) for offset in range(rows)]
+
+
+def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int, min_size: int = 1) -> Domain:
+    """Datasets of keyed records (`privacy_id_rows`): keys in [0, keys − 1], values in `values`."""
+    return Domain(low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=min_size, max_size=max_size)

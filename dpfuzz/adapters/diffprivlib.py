@@ -1,12 +1,16 @@
 """diffprivlib releases as audit targets (``pip install "dpfuzz[diffprivlib]"``, diffprivlib 0.6.6,
 which needs scikit-learn < 1.7).
 
-diffprivlib states its claim as the `epsilon` (and `delta`) argument of each call. Its
-neighbouring conventions differ by tool: `tools.mean`, `var` and `std` divide by the actual n,
-which is only private when n is public, i.e. under substitution; `tools.sum`, `count_nonzero`
-and `histogram` are private under add/remove. `diffprivlib_tool` audits each under its own
-convention unless `relation` says otherwise: an add/remove claim audited under substitute
-becomes 2ε (group privacy); a mean audited under add/remove keeps ε, a misuse dpfuzz refutes.
+diffprivlib states its claim as the `epsilon` (and `delta`) argument of each call, and no
+neighbouring relation; the conventions here are read from its source. `tools.mean`, `var` and
+`std` divide by the actual n; `tools.sum`, `nansum` and `count_nonzero` use the sensitivity
+upper − lower and truncate the output to [n·lower, n·upper]: all of these are private only when
+n is public, i.e. under substitution. `tools.histogram` adds noise of sensitivity 1 to each
+count and is private under add/remove. `diffprivlib_tool` audits each under its own convention
+unless `relation` says otherwise: an add/remove claim audited under substitute becomes 2ε
+(group privacy); a substitution claim audited under add/remove keeps ε, a misuse dpfuzz refutes
+(docs/findings.md).
+
 Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
 answer: audited as answers moving by at most their `sensitivity`.
 
@@ -32,7 +36,7 @@ from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
 
 CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
-               "sum": "add_remove", "nansum": "add_remove", "count_nonzero": "add_remove", "histogram": "add_remove"}
+               "sum": "substitute", "nansum": "substitute", "count_nonzero": "substitute", "histogram": "add_remove"}
 
 
 def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], relation: str | None = None,
@@ -44,7 +48,7 @@ def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], r
         raise InvalidArgument(f"dpfuzz knows the conventions of diffprivlib.tools {sorted(CONVENTIONS)}, got {name!r}.")
     own = CONVENTIONS[name]
     relation = relation or own
-    keyword = {"range": tuple(bounds)} if name == "histogram" else {"bounds": tuple(bounds)}
+    keyword = {"histogram": {"range": tuple(bounds)}, "count_nonzero": {}}.get(name, {"bounds": tuple(bounds)})
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         from diffprivlib import BudgetAccountant
@@ -63,13 +67,17 @@ def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], r
 
 def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)) -> LibraryTarget:
     """An audit target for a diffprivlib mechanism object (``.randomise(value)``): one query
-    answer that moves by at most the mechanism's `sensitivity`; claim (ε, δ) from its fields."""
+    answer that moves by at most the mechanism's `sensitivity`; claim (ε, δ) from its fields.
+    Integer mechanisms (Geometric…, GaussianDiscrete) get the answer's floor, which moves by at
+    most the (integer) sensitivity too."""
     sensitivity = float(mechanism_object.sensitivity)
+    integer = type(mechanism_object).__name__.startswith(("Geometric", "GaussianDiscrete"))
     epsilon, delta = float(mechanism_object.epsilon), float(getattr(mechanism_object, "delta", 0.0))
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         mechanism_object._rng = np.random.RandomState(int(rng.integers(2**31 - 1)))  # diffprivlib 0.6's generator
         value = float(np.asarray(dataset, dtype=float)[0])
+        value = int(np.floor(value)) if integer else value
         return np.array([mechanism_object.randomise(value) for _ in range(size)])
 
     return noisy_answer_target(batch, name=f"diffprivlib.mechanisms.{type(mechanism_object).__name__}",

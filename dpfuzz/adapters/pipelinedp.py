@@ -6,9 +6,8 @@ PipelineDP states its claim as the total (ε, δ) of the budget accountant a `DP
 read here from the accountant itself. Its privacy unit is a privacy ID with all its rows, which
 the engine bounds to `max_partitions_contributed` partitions and
 `max_contributions_per_partition` rows in each: its convention is one privacy ID added or
-removed. Each dpfuzz record is a privacy ID: a vector (partition key, value) whose ID holds
-`rows` rows, in the partitions key, key + 1, … (mod `keys`), each with that value; keys are
-rounded to the integers 0 … `keys` − 1, and values may lie outside [min_value, max_value] so the
+removed. Each dpfuzz record is a privacy ID holding `rows` rows
+(`dpfuzz.adapters.privacy_id_rows`); values may lie outside [min_value, max_value] so the
 engine's clamping is audited too. The engine refuses an empty collection, so datasets hold at
 least one record.
 
@@ -25,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, stated_claim
-from dpfuzz.domain import Domain
+from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
@@ -35,22 +33,11 @@ STRATEGIES = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace_thresholdin
               "gaussian_thresholding": "GAUSSIAN_THRESHOLDING", "weighted_gaussian": "WEIGHTED_GAUSSIAN_THRESHOLDING"}
 
 
-def _rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int, int, float]]:
-    """(privacy ID, partition, value) rows: record i is privacy ID i, in `rows` partitions."""
-    records = np.asarray(dataset, dtype=float).reshape(-1, 2)
-    return [(unit, (int(round(key)) + offset) % keys, float(value))
-            for unit, (key, value) in enumerate(records.tolist()) for offset in range(rows)]
-
-
 def _accountant(pipeline_dp, accountant: str, epsilon: float, delta: float):
     check_choice("accountant", accountant, ("naive", "pld"))
     if accountant == "pld":
         return pipeline_dp.PLDBudgetAccountant(total_epsilon=epsilon, total_delta=delta)
     return pipeline_dp.NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)
-
-
-def _domain(keys: int, values: tuple[float, float], max_size: int) -> Domain:
-    return Domain(low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size)
 
 
 def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: float = 1.0, delta: float = 0.0,
@@ -83,7 +70,7 @@ def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: floa
     example = _accountant(pipeline_dp, accountant, epsilon, delta)
 
     def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
-        table = _rows(dataset, keys, rows)
+        table = privacy_id_rows(dataset, keys, rows)
         public = {True: list(range(keys)), False: None, "from data": sorted({row[1] for row in table})}[public_partitions]
         budget = _accountant(pipeline_dp, accountant, epsilon, delta)
         result = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).aggregate(table, params, extractors, public_partitions=public)
@@ -94,7 +81,7 @@ def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: floa
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP aggregate {'+'.join(metrics)} ({noise}, {_partitions(public_partitions, strategy)})"
     claim = stated_claim(example._total_epsilon, example._total_delta)
-    return LibraryTarget(mechanism, claim, _domain(keys, values, max_size), _convention(accountant, rows))
+    return LibraryTarget(mechanism, claim, privacy_id_domain(keys, values, max_size), _convention(accountant, rows))
 
 
 def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsilon: float = 1.0, delta: float = 1e-5,
@@ -111,7 +98,8 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
 
     def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
         budget = _accountant(pipeline_dp, "naive", epsilon, delta)
-        selected = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).select_partitions(_rows(dataset, keys, rows), params, extractors)
+        engine = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend())
+        selected = engine.select_partitions(privacy_id_rows(dataset, keys, rows), params, extractors)
         budget.compute_budgets()
         return {key: 1.0 for key in selected}
 
@@ -119,7 +107,7 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP select_partitions ({strategy.replace('_', ' ')})"
     claim = stated_claim(example._total_epsilon, example._total_delta)
-    return LibraryTarget(mechanism, claim, _domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
+    return LibraryTarget(mechanism, claim, privacy_id_domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
 
 
 def _strategy(pipeline_dp, strategy: str):

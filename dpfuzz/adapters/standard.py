@@ -75,6 +75,19 @@ def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
     return diffprivlib_mechanism(diffprivlib.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0))
 
 
+def diffprivlib_mechanism_release(mechanism: str = "Laplace", epsilon: float = 1.0, **arguments) -> LibraryTarget:
+    """`diffprivlib.mechanisms.<mechanism>(epsilon=epsilon, sensitivity=1, **arguments)` on answers
+    in [−10, 10] (bounded mechanisms: give ``lower=-10, upper=10``)."""
+    from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism
+
+    mechanisms = _library("diffprivlib.mechanisms", "diffprivlib")
+    if not hasattr(mechanisms, mechanism):
+        names = [name for name in dir(mechanisms) if name[:1].isupper()]
+        raise InvalidArgument(f"diffprivlib.mechanisms has no {mechanism!r}.{did_you_mean(mechanism, names)}")
+    arguments.setdefault("sensitivity", 1)
+    return diffprivlib_mechanism(getattr(mechanisms, mechanism)(epsilon=epsilon, **arguments))
+
+
 # -- python-dp ----------------------------------------------------------------------------------
 def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove", **arguments) -> LibraryTarget:
     """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5 records;
@@ -141,3 +154,12 @@ def opacus_step(noise_multiplier: float = 1.0, optimizer_noise_multiplier: float
     return opacus_dpsgd(model, noise_multiplier=noise_multiplier, max_grad_norm=0.1,
                         domain=Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
                         optimizer_noise_multiplier=optimizer_noise_multiplier)
+
+
+# -- SmartNoise SQL (its own environment: it pins opendp 0.14) ----------------------------------
+def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options) -> LibraryTarget:
+    """`PrivateReader.execute(query)` over pandas (`dpfuzz.adapters.smartnoise`)."""
+    _library("snsql", "smartnoise")
+    from dpfuzz.adapters.smartnoise import smartnoise_query as private_query
+
+    return private_query(query, **options)
