@@ -427,3 +427,20 @@ def test_smartnoise_uncensored_group_by_is_refuted_and_censored_is_not(snsql):
     assert leaking.audit(seed=0, budget="quick", finder="grid").violated
     censored = smartnoise_query(query, delta=0.01, max_size=10)
     assert not censored.audit(seed=0, budget="quick", finder="grid").violated
+
+
+def test_the_smartnoise_example_in_the_guide_runs_on_a_quick_budget(snsql, monkeypatch):
+    import re
+    from pathlib import Path
+
+    from dpfuzz import adapters
+
+    def quick(target, **options):
+        options.pop("max_seconds", None)
+        return audit(target.mechanism, target.claim, target.domain, **{**options, "budget": "quick", "max_draws": 5_000})
+
+    monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
+    text = (Path(__file__).resolve().parent.parent / "docs/guide/libraries.md").read_text()
+    blocks = [block for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M) if "dpfuzz.adapters.smartnoise" in block]
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "docs/guide/libraries.md (SmartNoise)", "exec"), {"__name__": "__docs__"})

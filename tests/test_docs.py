@@ -70,7 +70,8 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
     page = "docs/guide/libraries.md"
     for number, block in enumerate(python_blocks((ROOT / page).read_text()), start=1):
-        exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
+        if "dpfuzz.adapters.smartnoise" not in block:  # its own environment: tests/test_adapters.py
+            exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
 
 
 def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():

@@ -53,6 +53,8 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", *, epsilon: f
     metadata = {"row_privacy": False, "max_ids": 1, "censor_dims": True, "user_id": {"type": "int", "private_id": True},
                 "key": {"type": "int"}, "value": {"type": "float", "lower": float(bounds[0]), "upper": float(bounds[1])}}
     metadata.update(table)
+    if metadata["row_privacy"]:  # each row is an individual: SmartNoise refuses a private_id column then
+        metadata["user_id"] = {"type": "int"}
 
     def reader(dataset: np.ndarray):
         frame = pd.DataFrame(privacy_id_rows(dataset, keys, rows), columns=["user_id", "key", "value"])
