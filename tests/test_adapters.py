@@ -429,7 +429,8 @@ def test_smartnoise_uncensored_group_by_is_refuted_and_censored_is_not(snsql):
     assert not censored.audit(seed=0, budget="quick", finder="grid").violated
 
 
-def test_the_smartnoise_example_in_the_guide_runs_on_a_quick_budget(snsql, monkeypatch):
+def test_the_own_environment_example_in_the_guide_runs_on_a_quick_budget(snsql, monkeypatch):
+    pytest.importorskip("jax_privacy")
     import re
     from pathlib import Path
 
@@ -443,4 +444,30 @@ def test_the_smartnoise_example_in_the_guide_runs_on_a_quick_budget(snsql, monke
     text = (Path(__file__).resolve().parent.parent / "docs/guide/libraries.md").read_text()
     blocks = [block for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M) if "dpfuzz.adapters.smartnoise" in block]
     assert len(blocks) == 1
-    exec(compile(blocks[0], "docs/guide/libraries.md (SmartNoise)", "exec"), {"__name__": "__docs__"})
+    exec(compile(blocks[0], "docs/guide/libraries.md (SmartNoise, jax-privacy)", "exec"), {"__name__": "__docs__"})
+
+
+@pytest.fixture
+def jax_privacy():
+    return pytest.importorskip("jax_privacy")  # its own environment: jax-privacy needs jax 0.10
+
+
+def test_jaxprivacy_claim_comes_from_its_accountant_and_noise_is_its_sensitivity_times_sigma(jax_privacy):
+    from jax_privacy.accounting import accountants, analysis
+
+    from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step
+
+    target = jaxprivacy_dpsgd_step(2.0, l2_clip_norm=0.5, delta=1e-3)
+    params = analysis.DpParams(noise_multipliers=2.0, num_samples=4, batch_size=4, delta=1e-3)
+    expected = analysis.DpsgdTrainingAccountant(accountants.PldAccountantConfig()).compute_epsilon(1, params)
+    assert target.claim == ApproxDP(expected, 1e-3) and target.domain.relation.name == "add_remove"
+    # one example (1, 1) at w = 0: gradient −x/2, norm 0.707, clipped to 0.5; noise σ·C = 1 per coordinate
+    outputs = target.mechanism(np.array([[1.0, 1.0]]), 20_000, np.random.default_rng(0))
+    assert np.allclose(outputs.mean(axis=0), -0.5 / np.sqrt(2), atol=0.03) and np.allclose(outputs.std(axis=0), 1.0, atol=0.03)
+
+
+def test_jaxprivacy_step_holds_and_half_its_noise_is_refuted(jax_privacy):
+    from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step
+
+    assert not jaxprivacy_dpsgd_step(1.0, delta=1e-3).audit(seed=0, budget="quick").violated
+    assert jaxprivacy_dpsgd_step(1.0, privatizer_noise_multiplier=0.5).audit(seed=0).violated

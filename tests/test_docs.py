@@ -70,7 +70,7 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
     page = "docs/guide/libraries.md"
     for number, block in enumerate(python_blocks((ROOT / page).read_text()), start=1):
-        if "dpfuzz.adapters.smartnoise" not in block:  # its own environment: tests/test_adapters.py
+        if "dpfuzz.adapters.smartnoise" not in block:  # SmartNoise, jax-privacy: their environment, tests/test_adapters.py
             exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
 
 

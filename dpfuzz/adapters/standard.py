@@ -163,3 +163,12 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options) ->
     from dpfuzz.adapters.smartnoise import smartnoise_query as private_query
 
     return private_query(query, **options)
+
+
+# -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------
+def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options) -> LibraryTarget:
+    """One full-batch DP-SGD step in jax-privacy (`dpfuzz.adapters.jaxprivacy`)."""
+    _library("jax_privacy", "jaxprivacy")
+    from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
+
+    return step(noise_multiplier, **options)
