@@ -88,8 +88,7 @@ def main() -> None:
 def release_rate(target) -> float:
     """The release's own calls per second: batches of 64 on one dataset at the domain's low corner."""
     domain = target.domain
-    dataset = np.tile(np.asarray(domain.low, dtype=float), (max(domain.min_size, 1), 1))
-    dataset = dataset[:, 0] if domain.dim is None else dataset
+    dataset = np.stack([domain.lower] * max(domain.min_size, 1)).astype(domain.numpy_dtype)
     rng, calls, start = np.random.default_rng(0), 0, time.perf_counter()
     while time.perf_counter() - start < 1.0:
         target.mechanism(dataset, 64, rng)
