@@ -429,7 +429,7 @@ def test_smartnoise_uncensored_group_by_is_refuted_and_censored_is_not(snsql):
     assert not censored.audit(seed=0, budget="quick", finder="grid").violated
 
 
-def test_the_own_environment_example_in_the_guide_runs_on_a_quick_budget(snsql, monkeypatch):
+def test_the_smartnoise_and_jaxprivacy_example_in_the_guide_runs(snsql, monkeypatch):
     pytest.importorskip("jax_privacy")
     import re
     from pathlib import Path
