@@ -73,6 +73,7 @@ def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int
             for unit, (key, value) in enumerate(records.tolist()) for offset in range(rows)]
 
 
-def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int, min_size: int = 1) -> Domain:
-    """Datasets of keyed records (`privacy_id_rows`): keys in [0, keys − 1], values in `values`."""
-    return Domain(low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=min_size, max_size=max_size)
+def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int) -> Domain:
+    """Datasets of 1 to `max_size` keyed records (`privacy_id_rows`): keys in [0, keys − 1],
+    values in `values`."""
+    return Domain(low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size)

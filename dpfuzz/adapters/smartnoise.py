@@ -19,8 +19,8 @@ value, absent when the row is censored. Each release is `dpfuzz.outputs.structur
 Sampling: one reader per dataset, one `execute` per release. SmartNoise calibrates each
 mechanism's noise scale by a binary search over OpenDP measurements at every query, a
 deterministic function of the mechanism's parameters; the adapter memoizes it
-(`memoize_noise_scales`), which makes a release ≈ 8 times faster and changes no output's
-distribution. Noise comes from OpenDP's samplers and cannot be seeded: audits are valid but not
+(`memoize_noise_scales`), which makes a release about ten times faster (decision record 0027)
+and changes no output's distribution. Noise comes from OpenDP's samplers and cannot be seeded: audits are valid but not
 bit-reproducible.
 """
 
