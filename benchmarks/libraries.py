@@ -2,7 +2,7 @@
 audited with the library's own claim and convention, and the documented misuses (issue 17).
 
     python benchmarks/libraries.py           # the config's settings (default budget, ≤ 100 s each)
-    python benchmarks/libraries.py --quick   # quick budget, 20,000 draws each (CI)
+    python benchmarks/libraries.py --quick   # quick budget, 20,000 draws or 10 s each (CI)
     python benchmarks/libraries.py --config configs/libraries-smartnoise.toml   # in its own environment
 
 Also the float-level check: diffprivlib's, OpenDP's and python-dp's float Laplace releases
@@ -28,7 +28,7 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "libraries.toml"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="quick budget, 20,000 draws per audit")
+    parser.add_argument("--quick", action="store_true", help="quick budget, 20,000 draws or 10 s per audit")
     parser.add_argument("--config", type=Path, default=CONFIG, help="a libraries config (default: configs/libraries.toml)")
     args = parser.parse_args()
     config = load_config(args.config)
@@ -36,7 +36,7 @@ def main() -> None:
     for spec in config.audits():
         settings = spec.audit_settings(spec.target.tester or "auto")
         if args.quick:
-            settings = settings.build(budget="quick", seed=spec.seed, max_draws=20_000)
+            settings = settings.build(budget="quick", seed=spec.seed, max_draws=20_000, max_seconds=10)
         try:
             target = spec.target.build()
         except LibraryMissing as error:
@@ -50,7 +50,8 @@ def main() -> None:
         verdicts.append(verdict)
         bound = "—" if report.epsilon_lower_bound is None else f"{report.epsilon_lower_bound:.3g}"
         rows.append(f"| {spec.target.name} | {target.claim.describe()} | {verdict} | {bound} | {report.draws:,} | "
-                    f"{report.draws / seconds:,.0f} | {release_rate(target):,.0f} | {seconds:.1f} |")
+                    f"{report.draws / seconds:,.0f} | {release_rate(target, report.candidate):,.0f} | {seconds:.1f} |")
+        print(rows[-1], flush=True)
     floats = []
     for name in ("diffprivlib_laplace", "opendp_sum", "pydp_laplace", "pydp_release") if args.config == CONFIG else ():
         try:
@@ -66,7 +67,7 @@ def main() -> None:
     lines = [
         f"# DP libraries through dpfuzz's adapters (configs/{args.config.name})",
         "",
-        f"{environment()}; {'quick budget, 20,000 draws' if args.quick else 'default budget, max_seconds = 100'}, seed 0, β = 0.05.",
+        f"{environment()}; {'quick budget, 20,000 draws or 10 s' if args.quick else 'default budget, max_seconds = 100'}, seed 0, β = 0.05.",
         "",
         "| target | claim read from the library | verdict | ε ≥ | draws | draws/s | release calls/s | s |",
         "|---|---|---|---:|---:|---:|---:|---:|",
@@ -77,7 +78,7 @@ def main() -> None:
         f"{verdicts.count('false alarm')} false alarms, {verdicts.count('missed')} missed." if times else "No library installed.",
         "",
         "*draws/s*: the audit's outputs per second, search and certification included; *release calls/s*: the",
-        "release alone, called in batches of 64 on one dataset of the domain's smallest size for a second.",
+        "release alone, called in batches of 64 on the audit's final candidate pair (where its certification draws go) for a second.",
     ]
     if floats:
         lines += ["", "Float-level audits (`arithmetic=\"float\"`: float bit patterns beside the audit's tester, β/2 each):", "",
@@ -85,13 +86,13 @@ def main() -> None:
     write(args.config.stem, lines, args.quick)
 
 
-def release_rate(target) -> float:
-    """The release's own calls per second: batches of 64 on one dataset at the domain's low corner."""
-    domain = target.domain
-    dataset = np.stack([domain.lower] * max(domain.min_size, 1)).astype(domain.numpy_dtype)
+def release_rate(target, pair) -> float:
+    """The release's own calls per second: batches of 64 on each dataset of `pair` in turn (the
+    audit's final candidate, where its certification draws go) for a second."""
+    datasets = [np.asarray(pair.d0, dtype=target.domain.numpy_dtype), np.asarray(pair.d1, dtype=target.domain.numpy_dtype)]
     rng, calls, start = np.random.default_rng(0), 0, time.perf_counter()
     while time.perf_counter() - start < 1.0:
-        target.mechanism(dataset, 64, rng)
+        target.mechanism(datasets[(calls // 64) % 2], 64, rng)
         calls += 64
     return calls / (time.perf_counter() - start)
 

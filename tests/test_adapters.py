@@ -113,7 +113,7 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
     gaussian = diffprivlib_mechanism(diffprivlib.mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=2.0))
     assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
     with pytest.raises(InvalidArgument, match="conventions"):
-        diffprivlib_tool(diffprivlib.tools.quantile, epsilon=1.0, bounds=(0.0, 1.0))
+        diffprivlib_tool(diffprivlib.tools.histogramdd, epsilon=1.0, bounds=(0.0, 1.0))
     # tools.mean divides by the actual n: adding a record also halves the noise, and the
     # output 0.5 has density 1 under [0, 1] against e^{-1/2}/2 under [0] (loss ln 2 + 1/2 > 1;
     # the output is clamped to [0, 1], so its point masses cost exactly 1)
@@ -398,6 +398,56 @@ def test_diffprivlib_models_release_their_parameters_under_the_convention_of_the
         diffprivlib_model("LogisticRegresion")
 
 
+def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
+    # Exact (findings/diffprivlib_forest_add_remove.py): with 4 trees, adding a record to the two
+    # fixed ones moves one of them to another tree; the event "tree 1 says 1, tree 2 says 0" at
+    # their point has probability 0.092 before and 0.666 after: ε = ln 7.24 = 1.98 > 1.
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    added = DatasetPair(np.zeros((0, 3)), np.array([[0.5, 0.5, 0.0]]))
+    forest = diffprivlib_model("RandomForestClassifier")
+    assert forest.domain.relation.name == "add_remove" and forest.mechanism(added.d1, 2, np.random.default_rng(0)).shape == (2, 36)
+    report = audit(forest.mechanism, forest.claim, forest.domain, finder=[added], samples=3000, verify_samples=3000, seed=0)
+    assert report.violated and 1.0 < report.epsilon_lower_bound < 1.98
+    # one tree holds every record: its leaf counts move by one, as PermuteAndFlip(monotonic=True) needs
+    tree = diffprivlib_model("DecisionTreeClassifier")
+    assert not audit(tree.mechanism, tree.claim, tree.domain, finder=[added], samples=3000, verify_samples=3000, seed=0).violated
+    # a label changed in place moves two counts of one leaf: ln(2e − 1) = 1.49 > 1 under substitution, ≤ 2 (its group claim)
+    relabelled = DatasetPair(np.array([[0.5, 0.5, 1.0]]), np.array([[0.5, 0.5, 0.0]]))
+    substitute = diffprivlib_model("RandomForestClassifier", relation="substitute")
+    assert substitute.claim == PureDP(2.0)
+    assert audit(substitute.mechanism, PureDP(1.0), substitute.domain, finder=[relabelled], samples=3000, verify_samples=3000,
+                 seed=0).violated
+
+
+def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
+    pytest.importorskip("polars")
+    from dpfuzz import DatasetPair, Verdict
+    from dpfuzz.adapters.opendp_polars import opendp_polars_query, statistic_query
+
+    total = opendp_polars_query(statistic_query("sum"))
+    assert isinstance(total.claim, PureDP) and total.claim.epsilon == pytest.approx(1.0)
+    assert "at most 1 row(s)" in total.convention
+    selected = opendp_polars_query(statistic_query("len", group_by="private"), delta=1e-2)
+    assert isinstance(selected.claim, ApproxDP) and 0 < selected.claim.delta <= 1e-2
+    rng = np.random.default_rng(0)
+    # one record stays under the threshold: no key released; public keys are all released
+    assert selected.mechanism(np.array([[0.0, 0.5]]), 20, rng)[:, 0::2].max() == 0
+    public = opendp_polars_query(statistic_query("sum", group_by="public"))
+    assert np.all(public.mechanism(np.array([[0.0, 0.5]]), 5, rng)[:, 0:6:2] == 1)
+    # the unit promises one row per individual; each holds 3: a count moves by 3 at scale 1
+    pair = DatasetPair(np.array([[0.0, 0.5]]), np.array([[0.0, 0.5], [1.0, 0.5]]))
+    misuse = opendp_polars_query(statistic_query("len"), rows=3, contributions=1)
+    assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], samples=3000, verify_samples=3000, seed=0).violated
+    honest = opendp_polars_query(statistic_query("len"), rows=3)
+    assert "at most 3 row(s)" in honest.convention
+    report = audit(honest.mechanism, honest.claim, honest.domain, finder=[pair], samples=3000, verify_samples=3000, seed=0)
+    assert report.verdict is not Verdict.VIOLATED
+    with pytest.raises(InvalidArgument, match="Did you mean 'median'"):
+        statistic_query("medain")
+
+
 @pytest.fixture
 def snsql():
     return pytest.importorskip("snsql")  # its own environment: smartnoise-sql pins opendp 0.14
@@ -471,3 +521,19 @@ def test_jaxprivacy_step_holds_and_half_its_noise_is_refuted(jax_privacy):
 
     assert not jaxprivacy_dpsgd_step(1.0, delta=1e-3).audit(seed=0, budget="quick").violated
     assert jaxprivacy_dpsgd_step(1.0, privatizer_noise_multiplier=0.5).audit(seed=0).violated
+
+
+def test_jaxprivacy_poisson_steps_sample_each_example_and_a_wrong_sampling_is_refuted(jax_privacy):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step
+
+    sampled = jaxprivacy_dpsgd_step(1.0, l2_clip_norm=0.5, delta=1e-3, sampling_rate=0.25, steps=3)
+    assert sampled.claim.epsilon < jaxprivacy_dpsgd_step(1.0, delta=1e-3, steps=3).claim.epsilon  # amplified
+    # each step: the clipped gradient (−0.354 per coordinate) with probability 1/4, plus noise of σ·C = 0.5
+    outputs = sampled.mechanism(np.array([[1.0, 1.0]]), 40_000, np.random.default_rng(0))
+    assert outputs.shape == (40_000, 6) and np.allclose(outputs.mean(axis=0), -0.25 * 0.5 / np.sqrt(2), atol=0.01)
+    assert np.allclose(outputs.var(axis=0), 0.25 + 0.25 * 0.75 * 0.125, atol=0.01)
+    # the accountant told rate 1/4 while every example is in the batch: one step's true ε at 10⁻³ is 3.1 > 1.47
+    misuse = jaxprivacy_dpsgd_step(1.0, delta=1e-3, sampling_rate=0.25, sample=False)
+    pair = DatasetPair(np.zeros((0, 2)), np.array([[1.0, 1.0]]))
+    assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], seed=0).violated

@@ -3,10 +3,12 @@ which needs scikit-learn < 1.7).
 
 diffprivlib states its claim as the `epsilon` (and `delta`) argument of each call, and no
 neighbouring relation; the conventions here are read from its source. `tools.mean`, `var` and
-`std` divide by the actual n; `tools.sum`, `nansum` and `count_nonzero` use the sensitivity
-upper − lower and truncate the output to [n·lower, n·upper]: all of these are private only when
-n is public, i.e. under substitution. `tools.histogram` adds noise of sensitivity 1 to each
-count and is private under add/remove. `diffprivlib_tool` audits each under its own convention
+`std` (and their nan-variants) divide by the actual n; `tools.sum`, `nansum` and `count_nonzero`
+use the sensitivity upper − lower and truncate the output to [n·lower, n·upper]: all of these
+are private only when n is public, i.e. under substitution. `tools.histogram` adds noise of
+sensitivity 1 to each count and is private under add/remove; so are `quantile`, `percentile`
+and `median` (the exponential mechanism over the intervals between sorted records, utility
+−|rank − q·n| at ε/2: a record added moves it by at most 1). `diffprivlib_tool` audits each under its own convention
 unless `relation` says otherwise: an add/remove claim audited under substitute becomes 2ε
 (group privacy); a substitution claim audited under add/remove keeps ε, a misuse dpfuzz refutes
 (docs/findings.md).
@@ -14,9 +16,12 @@ unless `relation` says otherwise: an add/remove claim audited under substitute b
 Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
 answer: audited as answers moving by at most their `sensitivity`.
 
-Models (`diffprivlib_model`) release the fitted parameters; their conventions are read from
-the source (`MODEL_CONVENTIONS`): where the actual n enters a sensitivity or a
-post-processing step, n is public and the convention is substitution.
+Models (`diffprivlib_model`) release the fitted parameters (trees and forests: each tree's
+predictions at the points {0, ½, 1}^features, a function of its parameters); their conventions
+are read from the source (`MODEL_CONVENTIONS`): where the actual n enters a sensitivity or a
+post-processing step, n is public and the convention is substitution. A forest splits the
+records between its trees by position (tree i fits positions [i·n/k, (i+1)·n/k)), which moves
+records between trees when n changes: a suspected bug under its trees' add/remove (docs/findings.md).
 
 Sampling: one call per release, seeded through ``random_state`` (tools) or the mechanism's own
 generator, so audits are reproducible; each batch of calls gets a fresh `BudgetAccountant`
@@ -36,7 +41,9 @@ from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
 
 CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
-               "sum": "substitute", "nansum": "substitute", "count_nonzero": "substitute", "histogram": "add_remove"}
+               "nanvar": "substitute", "nanstd": "substitute", "sum": "substitute", "nansum": "substitute",
+               "count_nonzero": "substitute", "histogram": "add_remove", "quantile": "add_remove",
+               "percentile": "add_remove", "median": "add_remove"}
 
 
 def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], relation: str | None = None,
@@ -92,8 +99,12 @@ MODEL_CONVENTIONS = {  # read from diffprivlib 0.6's source: where n enters a se
     "KMeans": "add_remove",               # noisy counts and sums per cluster
     "PCA": "substitute",                  # the mean divides by the actual n (tools.mean)
     "StandardScaler": "substitute",       # tools.nanmean and nanvar
+    "DecisionTreeClassifier": "add_remove",  # leaf labels by PermuteAndFlip(monotonic=True) on class counts
+    "RandomForestClassifier": "add_remove",  # trees as above, each on a disjoint part of the records
 }
-LABELLED = {"LogisticRegression": "class", "GaussianNB": "class", "LinearRegression": "target"}
+LABELLED = {"LogisticRegression": "class", "GaussianNB": "class", "LinearRegression": "target", "DecisionTreeClassifier": "class",
+            "RandomForestClassifier": "class"}
+TREES = ("DecisionTreeClassifier", "RandomForestClassifier")
 
 
 def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0, features: int = 2, max_size: int = 6,
@@ -104,7 +115,7 @@ def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0,
     fixed public records, one of each class, so that every fit is defined; neighbours stay neighbours."""
     import diffprivlib
 
-    check_choice("name", name, tuple(MODEL_CONVENTIONS))
+    check_choice("diffprivlib model", name, tuple(MODEL_CONVENTIONS))
     from dpfuzz.outputs import Model, structured
 
     own = MODEL_CONVENTIONS[name]
@@ -115,10 +126,13 @@ def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0,
                "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
                "GaussianNB": {"bounds": unit}, "KMeans": {"bounds": unit, "n_clusters": 2},
                "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
-               "StandardScaler": {"bounds": unit}}[name]
+               "StandardScaler": {"bounds": unit},
+               "DecisionTreeClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
+               "RandomForestClassifier": {"bounds": unit, "classes": [0, 1], "n_estimators": 4, "max_depth": 2}}[name]
     options.update(arguments)
     model_class = getattr(diffprivlib.models, name)
     base = np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]]) if label else np.full((2, features), 0.5)
+    probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         records = np.vstack([base, np.asarray(dataset, dtype=float).reshape(-1, base.shape[1])])
@@ -126,10 +140,14 @@ def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0,
                             accountant=diffprivlib.BudgetAccountant(), **options)
         if label:
             target = np.round(records[:, -1]) if label == "class" else records[:, -1]
-            return model.fit(records[:, :-1], target)
-        return model.fit(records)
+            model.fit(records[:, :-1], target)
+        else:
+            model.fit(records)
+        if name in TREES:
+            return np.concatenate([tree.predict(probes) for tree in getattr(model, "estimators_", [model])])
+        return model
 
-    mechanism = structured(release, encoder=Model())
+    mechanism = per_call(release) if name in TREES else structured(release, encoder=Model())
     mechanism.name = f"diffprivlib.models.{name}"
     domain = Domain(low=0.0, high=1.0, dim=features + (1 if label else 0), min_size=0, max_size=max_size, relation=relation)
     claim, how = claim_under(PureDP(epsilon), own, relation)

@@ -56,6 +56,17 @@ def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
                          name=f"OpenDP count with laplace noise (scale {scale:g})")
 
 
+def opendp_polars(statistic: str = "sum", group_by: str = "none", truncate: bool = False, **options) -> LibraryTarget:
+    """OpenDP's Context API over Polars: one statistic of the values, ungrouped or per key
+    (`dpfuzz.adapters.opendp_polars`)."""
+    _library("polars", "opendp")
+    from dpfuzz.adapters.opendp_polars import opendp_polars_query, statistic_query
+
+    build = statistic_query(statistic, group_by=group_by, keys=options.get("keys", 3), truncate=truncate)
+    where = "" if group_by == "none" else f" per key ({group_by} keys)"
+    return opendp_polars_query(build, name=f"OpenDP Polars {statistic}{where}", **options)
+
+
 # -- diffprivlib --------------------------------------------------------------------------------
 def diffprivlib_tool_release(tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments) -> LibraryTarget:
     """`diffprivlib.tools.<tool>` on records in [0, 1]; `relation="add_remove"` for the mean is
@@ -86,6 +97,16 @@ def diffprivlib_mechanism_release(mechanism: str = "Laplace", epsilon: float = 1
         raise InvalidArgument(f"diffprivlib.mechanisms has no {mechanism!r}.{did_you_mean(mechanism, names)}")
     arguments.setdefault("sensitivity", 1)
     return diffprivlib_mechanism(getattr(mechanisms, mechanism)(epsilon=epsilon, **arguments))
+
+
+def diffprivlib_model_release(model: str = "LogisticRegression", epsilon: float = 1.0, relation: str | None = None,
+                              **arguments) -> LibraryTarget:
+    """`diffprivlib.models.<model>` fitted on up to 6 records in [0, 1]², releasing its parameters
+    (`dpfuzz.adapters.diffprivlib.diffprivlib_model`)."""
+    _library("diffprivlib", "diffprivlib")
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    return diffprivlib_model(model, epsilon=epsilon, relation=relation, **arguments)
 
 
 # -- python-dp ----------------------------------------------------------------------------------
@@ -167,7 +188,7 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options) ->
 
 # -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------
 def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options) -> LibraryTarget:
-    """One full-batch DP-SGD step in jax-privacy (`dpfuzz.adapters.jaxprivacy`)."""
+    """DP-SGD steps in jax-privacy, full-batch or Poisson-sampled (`dpfuzz.adapters.jaxprivacy`)."""
     _library("jax_privacy", "jaxprivacy")
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
 

@@ -1,0 +1,124 @@
+"""OpenDP's Context API over Polars as audit targets (``pip install "dpfuzz[opendp]"``, OpenDP
+0.16 with its Polars extra).
+
+A query is built on `opendp.context.Context.compositor` over a Polars LazyFrame with columns
+``id`` (the individual), ``key`` (0 … `keys` − 1) and ``value``; each dpfuzz record is an
+individual holding `rows` rows (`dpfuzz.adapters.privacy_id_rows`), so the convention is one
+individual added or removed. The privacy unit is OpenDP's own: ``unit_of(contributions=c)``
+(each individual adds at most c rows, default `rows`) or, with ``identifier=True``,
+``unit_of(contributions=c, identifier="id")`` (at most c identifiers; the query must truncate
+each individual's rows itself). The claim is the resolved measurement's ``map(d_in)``, the loss
+OpenDP certifies for that unit.
+
+The margins state what OpenDP may treat as public: at most `max_length` rows in all and per
+key, and at most `keys` keys. A group-by over the data's keys selects its partitions by a noisy
+threshold on a noisy row count (released with it) that spends δ; one joined with a public key set (``with_keys``) releases every key.
+
+Outputs are the collected DataFrame: with a ``key`` column, keyed results (key, column) →
+value; otherwise column → value. A non-finite value (a mean over a noisy length of 0) is
+released as suppressed, a post-processing that keeps every certified bound valid. Noise comes
+from OpenDP's samplers and cannot be seeded: audits are valid but not bit-reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.outputs import Keyed, structured
+from dpfuzz.validation import check_choice, check_int
+
+STATISTICS = ("len", "sum", "mean", "median", "quantile")
+
+
+def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys: int = 3, rows: int = 1,
+                        contributions: int | None = None, identifier: bool = False, values: tuple[float, float] = (-1.0, 2.0),
+                        max_size: int = 6, max_length: int = 1000, invariant_keys: bool = False, name: str | None = None
+                        ) -> LibraryTarget:
+    """``build(context.query())`` resolved to a measurement on a `Context` with
+    ``privacy_loss=loss_of(epsilon, delta)``; each release collects the measurement on the
+    dataset's frame. `invariant_keys` declares the data's keys public (``invariant="keys"``),
+    which OpenDP documents as a weaker guarantee: the audit, whose neighbours may differ in a
+    key, then tests a misuse."""
+    import opendp.prelude as dp
+    import polars as pl
+
+    check_int("keys", keys, minimum=1)
+    check_int("rows", rows, minimum=1)
+    dp.enable_features("contrib")
+    contributions = contributions or (1 if identifier else rows)
+    unit = dp.unit_of(contributions=contributions, identifier="id" if identifier else None)
+    grouped = {"by": ["key"], "max_length": max_length, "max_groups": keys}
+    margins = [dp.polars.Margin(by=[], max_length=max_length),
+               dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None)]
+
+    def frame(dataset: np.ndarray):
+        return pl.LazyFrame(privacy_id_rows(dataset, keys, rows), schema={"id": pl.Int64, "key": pl.Int64, "value": pl.Float64},
+                            orient="row")
+
+    example = frame(np.array([[0.0, 0.0]]))
+    context = dp.Context.compositor(data=example, privacy_unit=unit, privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
+                                    split_evenly_over=1, margins=margins)
+    measurement = build(context.query()).resolve()
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
+        data = frame(dataset)
+        return [_keyed(measurement(data).collect()) for _ in range(size)]
+
+    columns = measurement(example).collect().columns
+    universe = ([(key, column) for key in range(keys) for column in columns if column != "key"] if "key" in columns
+                else list(columns))
+    release = structured(batch, encoder=Keyed(keys=universe))
+    release.name = name or "OpenDP Polars query"
+    loss = measurement.map(unit[1])
+    claim = stated_claim(*loss) if isinstance(loss, tuple) else stated_claim(loss, 0.0)
+    who = f"at most {contributions} identifier(s)" if identifier else f"at most {contributions} row(s)"
+    convention = (f"one individual (id, holding {rows} row(s)) added or removed; OpenDP's unit: {who} per individual; "
+                  f"claim from the measurement's map({unit[1]})")
+    return LibraryTarget(release, claim, privacy_id_domain(keys, values, max_size), convention)
+
+
+def statistic_query(statistic: str = "sum", *, group_by: str = "none", keys: int = 3, truncate: bool = False,
+                    bounds: tuple[float, float] = (0.0, 1.0), alpha: float = 0.9, candidates: int = 11):
+    """A `build` for `opendp_polars_query`: one of `STATISTICS` of ``value`` (``len`` counts rows),
+    over the whole frame (`group_by` "none") or per ``key``: "private" keys are selected by OpenDP's
+    threshold, "public" keys 0 … `keys` − 1 are joined (``with_keys``) and all released.
+    `truncate` keeps one row per individual (and, grouped, one key per individual) first, as
+    identifier-level units require."""
+    import polars as pl
+
+    check_choice("statistic", statistic, STATISTICS)
+    check_choice("group_by", group_by, ("none", "private", "public"))
+    bounds = (float(bounds[0]), float(bounds[1]))
+    grid = np.linspace(*bounds, candidates).tolist()
+    value = pl.col("value").fill_null(bounds[0])
+    expression = {"len": lambda: pl.len().dp.noise(), "sum": lambda: value.dp.sum(bounds),
+                  "mean": lambda: value.dp.mean(bounds), "median": lambda: value.dp.median(grid),
+                  "quantile": lambda: value.dp.quantile(alpha, grid)}[statistic]
+
+    def build(query):
+        if truncate and group_by != "none":
+            query = query.truncate_num_groups(1, by=["key"], keep="first").truncate_per_group(1, by=["key"])
+        elif truncate:
+            query = query.truncate_per_group(1)
+        if group_by == "none":
+            return query.select(expression())
+        count = [pl.len().dp.noise()] if group_by == "private" and statistic != "len" else []  # selects the keys
+        grouped = query.group_by("key").agg(*count, expression())
+        return grouped.with_keys(pl.LazyFrame({"key": list(range(keys))})) if group_by == "public" else grouped
+
+    return build
+
+
+def _keyed(frame) -> dict:
+    """A collected frame as {(key, column): value} when it has a ``key`` column, else
+    {column: value}; non-finite values become None (suppressed)."""
+    def clean(value):
+        return None if isinstance(value, float) and not math.isfinite(value) else value
+
+    if "key" in frame.columns:
+        return {(int(row["key"]), column): clean(value) for row in frame.iter_rows(named=True)
+                for column, value in row.items() if column != "key"}
+    return {column: clean(value) for row in frame.iter_rows(named=True) for column, value in row.items()}
