@@ -29,6 +29,10 @@ EXPERIMENTS = [
     ("one_run", "python benchmarks/one_run.py", "paper 003, Figures 6–8: one-run audits against the truth"),
     ("training_runs", "python benchmarks/training_runs.py", "paper 003, Figures 9–10, and papers 000/001: auditing DP-SGD"),
     ("libraries", "python benchmarks/libraries.py", "issue 17: DP libraries through the adapters (configs/libraries.toml)"),
+    ("libraries-smartnoise", "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
+     "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)"),
+    ("libraries-jaxprivacy", "python benchmarks/libraries.py --config configs/libraries-jaxprivacy.toml",
+     "issue 66: jax-privacy, in its own environment (configs/libraries-jaxprivacy.toml)"),
     ("tightness", "python benchmarks/tightness.py", "ε lower bound / true ε against samples"),
     ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
     ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
@@ -44,7 +48,7 @@ EXPERIMENTS = [
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
 PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib",
-            "opendp", "diffprivlib", "python-dp", "opacus", "torch"]
+            "opendp", "polars", "diffprivlib", "python-dp", "opacus", "torch", "pipeline-dp"]
 
 
 def machine() -> str:

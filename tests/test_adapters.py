@@ -446,6 +446,8 @@ def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
     assert report.verdict is not Verdict.VIOLATED
     with pytest.raises(InvalidArgument, match="Did you mean 'median'"):
         statistic_query("medain")
+    with pytest.raises(InvalidArgument, match="give delta > 0"):
+        opendp_polars_query(statistic_query("len", group_by="private"))
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
 
@@ -61,7 +62,12 @@ def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys
     example = frame(np.array([[0.0, 0.0]]))
     context = dp.Context.compositor(data=example, privacy_unit=unit, privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
                                     split_evenly_over=1, margins=margins)
-    measurement = build(context.query()).resolve()
+    try:
+        measurement = build(context.query()).resolve()
+    except dp.OpenDPException as error:  # its message names what the query lacks
+        hint = " A group-by over the data's keys spends delta on its threshold: give delta > 0." if not delta else ""
+        raise InvalidArgument(f"OpenDP cannot make this query private at epsilon={epsilon:g}, delta={delta:g}: "
+                              f"{error.message}{hint}") from error
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         data = frame(dataset)
