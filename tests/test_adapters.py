@@ -539,3 +539,27 @@ def test_jaxprivacy_poisson_steps_sample_each_example_and_a_wrong_sampling_is_re
     misuse = jaxprivacy_dpsgd_step(1.0, delta=1e-3, sampling_rate=0.25, sample=False)
     pair = DatasetPair(np.zeros((0, 2)), np.array([[1.0, 1.0]]))
     assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], seed=0).violated
+
+
+@pytest.fixture
+def tmlt():
+    return pytest.importorskip("tmlt.analytics")  # its own environment: numpy 1.26, pandas 1.5, PySpark 3.5
+
+
+def test_tumult_claim_is_the_query_budget_and_each_copy_is_one_draw(tmlt):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.tumult import tumult_query
+
+    count = tumult_query("count", copies=2000)
+    assert count.claim == PureDP(1.0) and "AddOneRow" in count.convention
+    assert tumult_query("count", rho=0.5).claim == ZeroConcentratedDP(0.5)
+    # two rows and Tumult's two-sided geometric noise at ε = 1: mean 2, variance 2e⁻¹/(1 − e⁻¹)² = 1.84
+    outputs = count.mechanism(np.array([[0.0, 0.5], [1.0, 0.5]]), 2000, np.random.default_rng(0))
+    assert outputs.shape == (2000, 1) and abs(outputs.mean() - 2) < 0.15 and abs(outputs.var() - 1.84) < 0.3
+    # AddOneRow protects one row; an individual of 3 rows moves the count by 3
+    pair = DatasetPair(np.array([[0.0, 0.5]]), np.array([[0.0, 0.5], [1.0, 0.5]]))
+    misuse = tumult_query("count", rows=3, copies=2000)
+    assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], samples=2000, verify_samples=2000, seed=0).violated
+    honest = tumult_query("count", rows=3, protected_change="add_max_rows", copies=2000)
+    assert not audit(honest.mechanism, honest.claim, honest.domain, finder=[pair], samples=2000, verify_samples=2000,
+                     seed=0).violated

@@ -193,3 +193,12 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options) -> LibraryTa
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
 
     return step(noise_multiplier, **options)
+
+
+# -- Tumult Analytics (its own environment: it pins numpy 1.26, pandas 1.5, PySpark 3.5) --------
+def tumult_query(statistic: str = "count", **options) -> LibraryTarget:
+    """A Tumult Analytics query on a local Spark session (`dpfuzz.adapters.tumult`)."""
+    _library("tmlt.analytics", "tumult")
+    from dpfuzz.adapters.tumult import tumult_query as query
+
+    return query(statistic, **options)
