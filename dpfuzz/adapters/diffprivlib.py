@@ -8,10 +8,10 @@ use the sensitivity upper − lower and truncate the output to [n·lower, n·upp
 are private only when n is public, i.e. under substitution. `tools.histogram` adds noise of
 sensitivity 1 to each count and is private under add/remove; so are `quantile`, `percentile`
 and `median` (the exponential mechanism over the intervals between sorted records, utility
-−|rank − q·n| at ε/2: a record added moves it by at most 1). `diffprivlib_tool` audits each under its own convention
-unless `relation` says otherwise: an add/remove claim audited under substitute becomes 2ε
-(group privacy); a substitution claim audited under add/remove keeps ε, a misuse dpfuzz refutes
-(docs/findings.md).
+−|rank − q·n| at ε/2: a record added moves it by at most 1). `diffprivlib_tool` audits each
+under its own convention unless `relation` says otherwise: an add/remove claim audited under
+substitute becomes 2ε (group privacy); a substitution claim audited under add/remove keeps ε, a
+misuse dpfuzz refutes (docs/findings.md).
 
 Mechanisms (`diffprivlib.mechanisms.Laplace`, `GaussianAnalytic`, …) release a noisy query
 answer: audited as answers moving by at most their `sensitivity`.
@@ -21,7 +21,8 @@ predictions at the points {0, ½, 1}^features, a function of its parameters); th
 are read from the source (`MODEL_CONVENTIONS`): where the actual n enters a sensitivity or a
 post-processing step, n is public and the convention is substitution. A forest splits the
 records between its trees by position (tree i fits positions [i·n/k, (i+1)·n/k)), which moves
-records between trees when n changes: a suspected bug under its trees' add/remove (docs/findings.md).
+records between trees when n changes: the forest is not ε-DP under its trees' add/remove (a bug,
+docs/findings.md).
 
 Sampling: one call per release, seeded through ``random_state`` (tools) or the mechanism's own
 generator, so audits are reproducible; each batch of calls gets a fresh `BudgetAccountant`
