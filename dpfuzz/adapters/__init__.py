@@ -73,6 +73,24 @@ def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int
             for unit, (key, value) in enumerate(records.tolist()) for offset in range(rows)]
 
 
+def keyed_universe(columns, keys: int) -> list:
+    """The keys `keyed_rows` can return: (key, column) for each key 0 … `keys` − 1 and each other
+    column when one column is ``key``, else the columns."""
+    if "key" not in columns:
+        return list(columns)
+    return [(key, column) for key in range(keys) for column in columns if column != "key"]
+
+
+def keyed_rows(columns, rows) -> dict:
+    """A release's result rows as {(key, column): value} when one column is ``key``, else
+    {column: value} (empty when no row is released)."""
+    columns = list(columns)
+    if "key" not in columns:
+        return {column: value for row in rows for column, value in zip(columns, row)}
+    at = columns.index("key")
+    return {(int(row[at]), column): value for row in rows for column, value in zip(columns, row) if column != "key"}
+
+
 def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int) -> Domain:
     """Datasets of 1 to `max_size` keyed records (`privacy_id_rows`): keys in [0, keys − 1],
     values in `values`."""

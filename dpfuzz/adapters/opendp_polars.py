@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.adapters import LibraryTarget, keyed_rows, keyed_universe, privacy_id_domain, privacy_id_rows, stated_claim
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
@@ -74,9 +74,7 @@ def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys
         return [_keyed(measurement(data).collect()) for _ in range(size)]
 
     columns = measurement(example).collect().columns
-    universe = ([(key, column) for key in range(keys) for column in columns if column != "key"] if "key" in columns
-                else list(columns))
-    release = structured(batch, encoder=Keyed(keys=universe))
+    release = structured(batch, encoder=Keyed(keys=keyed_universe(columns, keys)))
     release.name = name or "OpenDP Polars query"
     loss = measurement.map(unit[1])
     claim = stated_claim(*loss) if isinstance(loss, tuple) else stated_claim(loss, 0.0)
@@ -118,13 +116,10 @@ def statistic_query(statistic: str = "sum", *, group_by: str = "none", keys: int
     return build
 
 
+
 def _keyed(frame) -> dict:
-    """A collected frame as {(key, column): value} when it has a ``key`` column, else
-    {column: value}; non-finite values become None (suppressed)."""
+    """A collected frame as `keyed_rows`; non-finite values become None (suppressed)."""
     def clean(value):
         return None if isinstance(value, float) and not math.isfinite(value) else value
 
-    if "key" in frame.columns:
-        return {(int(row["key"]), column): clean(value) for row in frame.iter_rows(named=True)
-                for column, value in row.items() if column != "key"}
-    return {column: clean(value) for row in frame.iter_rows(named=True) for column, value in row.items()}
+    return keyed_rows(frame.columns, [[clean(value) for value in row] for row in frame.iter_rows()])

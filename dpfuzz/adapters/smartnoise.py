@@ -11,9 +11,9 @@ convention is one individual added or removed. Each dpfuzz record is an individu
 ``key`` (0 … `keys` − 1) and ``value`` (bounds `bounds`; values may lie outside them so the
 clamping is audited too).
 
-Outputs are the result rows: with a leading ``key`` column, keyed results (key, column) →
-value whose keys appear or vanish with the data when dimensions are censored; otherwise column →
-value, absent when the row is censored. Each release is `dpfuzz.outputs.structured` with a
+Outputs are the result rows (`dpfuzz.adapters.keyed_rows`): with a ``key`` column, keyed
+results (key, column) → value whose keys appear or vanish with the data when dimensions are
+censored; otherwise column → value, absent when the row is censored. Each release is `dpfuzz.outputs.structured` with a
 `Keyed` encoder whose universe is the domain's keys × the query's columns.
 
 Sampling: one reader per dataset, one `execute` per release. SmartNoise calibrates each
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.adapters import LibraryTarget, keyed_rows, keyed_universe, privacy_id_domain, privacy_id_rows, stated_claim
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
 
@@ -62,13 +62,11 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", *, epsilon: f
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         private = reader(dataset)
-        return [_keyed(private.execute(query)) for _ in range(size)]
+        return [keyed_rows(result[0], result[1:]) for result in (private.execute(query) for _ in range(size))]
 
     example = reader(np.array([[0.0, bounds[0]]]))
     columns = example.execute(query)[0]
-    grouped = columns[0] == "key"
-    universe = [(key, column) for key in range(keys) for column in columns[1:]] if grouped else list(columns)
-    release = structured(batch, encoder=Keyed(keys=universe))
+    release = structured(batch, encoder=Keyed(keys=keyed_universe(columns, keys)))
     release.name = f"SmartNoise SQL {query!r}" + "".join(f", {name}={value}" for name, value in table.items())
     cost_epsilon, cost_delta = example.get_privacy_cost([query])
     convention = (f"one individual (user_id, holding {rows} row(s)) added or removed; claim from the reader's "
@@ -102,11 +100,3 @@ def memoize_noise_scales() -> None:
         compute.memoized = True
         kind._compute_noise_scale = compute
 
-
-def _keyed(result: list) -> dict:
-    """Result rows (header first) as {(key, column): value} when the first column is ``key``,
-    else {column: value} (empty when the row was censored)."""
-    header, rows = result[0], result[1:]
-    if header[0] == "key":
-        return {(int(row[0]), column): value for row in rows for column, value in zip(header[1:], row[1:])}
-    return {column: value for row in rows for column, value in zip(header, row)}
