@@ -44,7 +44,9 @@ def slow_sum(scale: float):
     return per_call(release)
 
 
-def compare_on_catalogue(names: list[str], seeds: int, options: dict) -> tuple[list[str], list[float]]:
+def compare_on_catalogue(
+    names: list[str], seeds: int, options: dict
+) -> tuple[list[str], list[float]]:
     rows, ratios = [], []
     for name in names:
         item = entry(name)
@@ -54,17 +56,22 @@ def compare_on_catalogue(names: list[str], seeds: int, options: dict) -> tuple[l
             reports, seconds = [], []
             for seed in range(seeds):
                 start = time.perf_counter()
-                reports.append(audit(item(), item.claim(), item.domain(), seed=seed, sampling=mode, **options))
+                reports.append(
+                    audit(item(), item.claim(), item.domain(), seed=seed, sampling=mode, **options)
+                )
                 seconds.append(time.perf_counter() - start)
             result[mode] = (reports, seconds)
         fixed, adaptive = result["fixed"][0], result["adaptive"][0]
         ratio = statistics.median(f.draws / a.draws for f, a in zip(fixed, adaptive))
         ratios.append(ratio)
         rows.append(
-            f"| {name} | {'violates' if truth is False else 'satisfies'} | "
-            f"{sum(r.violated for r in fixed)}/{seeds} | {sum(r.violated for r in adaptive)}/{seeds} | "
-            f"{statistics.median(r.draws for r in fixed):,.0f} | {statistics.median(r.draws for r in adaptive):,.0f} | "
-            f"{ratio:.1f} | {statistics.median(result['fixed'][1]):.2f} | {statistics.median(result['adaptive'][1]):.2f} |"
+            f"| {name} | {'violates' if truth is False else 'satisfies'} |"
+            f" {sum(r.violated for r in fixed)}/{seeds} |"
+            f" {sum(r.violated for r in adaptive)}/{seeds} |"
+            f" {statistics.median(r.draws for r in fixed):,.0f} |"
+            f" {statistics.median(r.draws for r in adaptive):,.0f} | {ratio:.1f} |"
+            f" {statistics.median(result['fixed'][1]):.2f} |"
+            f" {statistics.median(result['adaptive'][1]):.2f} |"
         )
     return rows, ratios
 
@@ -83,8 +90,8 @@ def slow_mechanism_rows(max_seconds: float, quick: bool) -> list[str]:
         verdict = "refuted" if report.violated else "not refuted"
         power = "" if report.violated else (report.power_text() or "")
         rows.append(
-            f"| {label} | {extra.get('max_seconds', '—')} | {verdict} | {report.draws:,} | {report.draw_rate:,.0f} | "
-            f"{seconds:.1f} | {power} |"
+            f"| {label} | {extra.get('max_seconds', '—')} | {verdict} | {report.draws:,} |"
+            f" {report.draw_rate:,.0f} | {seconds:.1f} | {power} |"
         )
     return rows
 
@@ -95,12 +102,17 @@ def false_alarm_rows(seeds: int) -> list[str]:
         item = entry(name)
         counts = {
             mode: sum(
-                audit(item(), item.claim(), item.domain(), seed=seed, sampling=mode, budget="quick").violated
+                audit(
+                    item(), item.claim(), item.domain(), seed=seed, sampling=mode, budget="quick"
+                ).violated
                 for seed in range(seeds)
             )
             for mode in ("fixed", "adaptive")
         }
-        rows.append(f"| {name} | {item.claim().describe()} | {counts['fixed']}/{seeds} | {counts['adaptive']}/{seeds} |")
+        rows.append(
+            f"| {name} | {item.claim().describe()} | {counts['fixed']}/{seeds} |"
+            f" {counts['adaptive']}/{seeds} |"
+        )
     return rows
 
 
@@ -109,7 +121,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="two entries, one seed, small budgets")
     args = parser.parse_args()
     if args.quick:
-        names, seeds, options, max_seconds = ["NonDPLaplaceMean1", "DPLaplaceMean"], 1, {"budget": "quick"}, 5.0
+        names, seeds, options, max_seconds = (
+            ["NonDPLaplaceMean1", "DPLaplaceMean"],
+            1,
+            {"budget": "quick"},
+            5.0,
+        )
     else:
         names, seeds, options, max_seconds = [item.name for item in catalogue()], 3, {}, 60.0
     rows, ratios = compare_on_catalogue(names, seeds, options)
@@ -117,26 +134,41 @@ def main() -> None:
     slow = slow_mechanism_rows(max_seconds, args.quick)
     alarm_seeds = 10 if args.quick else 200
     alarms = false_alarm_rows(alarm_seeds)
+    bug_ratios = [r for r, n in zip(ratios, names) if entry(n).truth().satisfies is False]
+    bug_median = statistics.median(bug_ratios or [float("nan")])
     lines = [
         "# Adaptive against fixed sampling",
         "",
         f"{environment()}. Each catalogue entry at its defaults, {seeds} seed(s) per mode, "
-        + ("quick budget (10 trials, ≤ 2·10^4 outputs per side per trial, ≤ 10^5 to verify" if args.quick else
-           "default settings (10 trials, ≤ 10^5 outputs per side per trial, ≤ 5·10^5 to verify")
-        + ", β = 0.05); fixed: every trial and the verification at full size, as before adaptive sampling. "
-        "Ratio: median over seeds of fixed draws / adaptive draws.",
+        + (
+            "quick budget (10 trials, ≤ 2·10^4 outputs per side per trial, ≤ 10^5 to verify"
+            if args.quick
+            else (
+                "default settings (10 trials, ≤ 10^5 outputs per side per trial, ≤ 5·10^5 to verify"
+            )
+        )
+        + ", β = 0.05); fixed: every trial and the verification at full size, as before adaptive"
+        " sampling. Ratio: median over seeds of fixed draws / adaptive draws.",
         "",
-        f"Median ratio over all {len(names)} entries: {statistics.median(ratios):.1f}; over the {len(bugs)} bugs: "
-        f"{statistics.median([r for r, n in zip(ratios, names) if entry(n).truth().satisfies is False] or [float('nan')]):.1f}.",
+        (
+            f"Median ratio over all {len(names)} entries: {statistics.median(ratios):.1f}; over the"
+            f" {len(bugs)} bugs: "
+            f"{bug_median:.1f}."
+        ),
         "",
-        "| entry | truth | fixed: refuted | adaptive: refuted | fixed draws | adaptive draws | ratio | fixed s | adaptive s |",
+        (
+            "| entry | truth | fixed: refuted | adaptive: refuted | fixed draws | adaptive draws |"
+            " ratio | fixed s | adaptive s |"
+        ),
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
         f"## A per-call mechanism at ≈ {1 / CALL_SECONDS:,.0f} draws/s",
         "",
-        "A noisy sum released one value per call (`dpfuzz.per_call`), each call busy-waiting "
-        f"{CALL_SECONDS * 1e6:.0f} µs; domain [0, 1], up to 10 records, add/remove, seed 0.",
+        (
+            "A noisy sum released one value per call (`dpfuzz.per_call`), each call busy-waiting "
+            f"{CALL_SECONDS * 1e6:.0f} µs; domain [0, 1], up to 10 records, add/remove, seed 0."
+        ),
         "",
         "| mechanism | max_seconds | verdict | draws | draws/s | seconds | power statement |",
         "|---|---:|---|---:|---:|---:|---|",
@@ -144,8 +176,10 @@ def main() -> None:
         "",
         f"## False alarms over {alarm_seeds} seeds (quick budget, β = 0.05)",
         "",
-        "Correct mechanisms at their claims (Laplace and randomized response exactly tight); a valid audit "
-        "flags at most β of them in expectation.",
+        (
+            "Correct mechanisms at their claims (Laplace and randomized response exactly tight); a"
+            " valid audit flags at most β of them in expectation."
+        ),
         "",
         "| mechanism | claim | fixed: flagged | adaptive: flagged |",
         "|---|---|---:|---:|",

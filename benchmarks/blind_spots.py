@@ -67,13 +67,22 @@ def row(name: str, mechanism, seeds: range, bug: bool) -> str:
     flagged = sum(report.violated for report in reports)
     bounds = [report.epsilon_lower_bound or 0.0 for report in reports]
     seconds = (time.perf_counter() - began) / len(reports)
-    verdict = f"refuted {flagged} of {len(reports)}" if bug else f"false alarms {flagged} of {len(reports)}"
-    return f"| {name} | {'bug (ε = ∞)' if bug else 'correct'} | {verdict} | {np.median(bounds):.3f} | {seconds:.2f} |"
+    verdict = (
+        f"refuted {flagged} of {len(reports)}"
+        if bug
+        else f"false alarms {flagged} of {len(reports)}"
+    )
+    return (
+        f"| {name} | {'bug (ε = ∞)' if bug else 'correct'} | {verdict} | {np.median(bounds):.3f} |"
+        f" {seconds:.2f} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="seeds 0-2; 10 seeds per correct release")
+    parser.add_argument(
+        "--quick", action="store_true", help="seeds 0-2; 10 seeds per correct release"
+    )
     args = parser.parse_args()
     bug_seeds, correct_seeds = (range(3), range(10)) if args.quick else (range(10), range(200))
     rows = [row(name, mechanism, bug_seeds, True) for name, mechanism in BUGS.items()]
@@ -81,7 +90,10 @@ def main() -> None:
     lines = [
         "# Blind spots: point masses and one coordinate's tails under pure DP",
         "",
-        f"{environment()}; `audit(mechanism, PureDP(1), Domain(max_size=10), seed=s)` at the default budget, β = 0.05.",
+        (
+            f"{environment()}; `audit(mechanism, PureDP(1), Domain(max_size=10), seed=s)` at the"
+            " default budget, β = 0.05."
+        ),
         "Median certified ε over the seeds (0 when none); seconds per audit.",
         "",
         "| release | truth | default audit | median ε ≥ | s |",

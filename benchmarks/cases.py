@@ -29,19 +29,59 @@ def answers_domain(queries: int) -> Domain:
 ROWS = {
     "SVT1": ("SVT1", {"c": 1, "t": 0.5}, None, answers_domain(10), None, None),
     "SVT2": ("SVT2", {"c": 1}, None, answers_domain(10), None, None),
-    "SVT3": ("SVT3", {"c": 1}, answers([0] * 5 + [1] * 5, [1] * 5 + [0] * 5), answers_domain(10), 0.174, 205),
-    "SVT4": ("SVT4", {"c": 1}, answers([1] * 10, [2] * 5 + [0] * 5), answers_domain(10), 0.138, 237),
+    "SVT3": (
+        "SVT3",
+        {"c": 1},
+        answers([0] * 5 + [1] * 5, [1] * 5 + [0] * 5),
+        answers_domain(10),
+        0.174,
+        205,
+    ),
+    "SVT4": (
+        "SVT4",
+        {"c": 1},
+        answers([1] * 10, [2] * 5 + [0] * 5),
+        answers_domain(10),
+        0.138,
+        237,
+    ),
     "SVT5": ("SVT5", {"c": 1}, answers([2] * 5 + [0] * 5, [1] * 10), answers_domain(10), 1.758, 32),
-    "SVT6": ("SVT6", {"c": 1}, answers([1] * 5 + [0] * 5, [0] * 5 + [1] * 5), answers_domain(10), 0.266, 58),
+    "SVT6": (
+        "SVT6",
+        {"c": 1},
+        answers([1] * 5 + [0] * 5, [0] * 5 + [1] * 5),
+        answers_domain(10),
+        0.266,
+        58,
+    ),
     "ReportNoisyMax1": ("NoisyMaxLaplace", {}, None, answers_domain(5), None, None),
     "ReportNoisyMax2": ("NoisyMaxExponential", {}, None, answers_domain(5), None, None),
-    "ReportNoisyMax3": ("NoisyMaxValueLaplace", {}, answers([1] * 5, [2] * 5), answers_domain(5), 0.244, 101),
-    "ReportNoisyMax4": ("NoisyMaxValueExponential", {}, answers([1] * 5, [2] * 5), answers_domain(5), 0.342, 37),
+    "ReportNoisyMax3": (
+        "NoisyMaxValueLaplace",
+        {},
+        answers([1] * 5, [2] * 5),
+        answers_domain(5),
+        0.244,
+        101,
+    ),
+    "ReportNoisyMax4": (
+        "NoisyMaxValueExponential",
+        {},
+        answers([1] * 5, [2] * 5),
+        answers_domain(5),
+        0.342,
+        37,
+    ),
     "NoisyHist1": ("NoisyHistogram", {"bins": 5}, None, None, None, None),
-    # counts [1,1,1,1,1] / [0,1,1,1,1]: one record in each of bins 0..4, and without the bin-0 record
+    # counts [1,1,1,1,1] / [0,1,1,1,1]: one record in each of bins 0..4, and without the bin-0
+    # record
     "NoisyHist2": (
-        "NoisyHistogramWrongScale", {"bins": 5},
-        DatasetPair(np.arange(5, dtype=np.int64), np.arange(1, 5, dtype=np.int64)), None, 4.605, 16,
+        "NoisyHistogramWrongScale",
+        {"bins": 5},
+        DatasetPair(np.arange(5, dtype=np.int64), np.arange(1, 5, dtype=np.int64)),
+        None,
+        4.605,
+        16,
     ),
     "TruncatedGeometric": ("GeoSample", {"n": 5}, None, None, None, None),
     "Laplace": ("Laplace", {}, DatasetPair(np.array([]), np.array([1.0])), None, 0.0985, 140),
@@ -67,11 +107,17 @@ def row_truth(name: str) -> float | None:
 
 
 def timed_estimate(name: str, on_pair: bool, seed: int, **budget) -> tuple[float, float]:
-    """(ε lower bound, seconds) on DP-Sniper's pair (correct mechanisms: our witness) or searching."""
+    """(ε lower bound, seconds) on DP-Sniper's pair (correct mechanisms: our witness) or
+    searching."""
     mechanism, domain, pair, searched, beta = row_setup(name)
     start = time.perf_counter()
     estimate = estimate_epsilon(
-        mechanism, pair if on_pair else searched, beta=beta, seed=seed, domain=domain if on_pair else None, **budget
+        mechanism,
+        pair if on_pair else searched,
+        beta=beta,
+        seed=seed,
+        domain=domain if on_pair else None,
+        **budget,
     )
     return estimate.epsilon_lower_bound, time.perf_counter() - start
 
@@ -80,24 +126,40 @@ def timed_estimate(name: str, on_pair: bool, seed: int, **budget) -> tuple[float
 EPSILON, BETA, MAX_DRAWS = 0.1, 0.05, 26_000_000
 
 
-def svt3_outputs(answers: np.ndarray, threshold: float, values: np.ndarray, grid: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def svt3_outputs(
+    answers: np.ndarray, threshold: float, values: np.ndarray, grid: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
     """SVT3 with cutoff 1 (ρ ~ Lap(2/ε), ν ~ Lap(2/ε), T = `threshold`): one answer vector ↦ the
     probabilities of ⊤ first at query j with its released value q_j + ν_j in each cell of the
     `values` grid (row-major: j, then the cell), then of ⊥^k; `weights` is the density of ρ on the
     `grid` times its step. Given ⊤ at j with value v, ρ ≤ v − T and every earlier answer is ⊥:
 
         p(j, v) = f_ν(v − q_j) ∫_{r ≤ v − T} f_ρ(r) ∏_{i<j} F_ν(T + r − q_i) dr."""
-    noise, below, cell = stats.laplace(scale=2 / EPSILON), np.ones_like(grid), values[1] - values[0]  # ν
+    # ν
+    noise, below, cell = (
+        stats.laplace(scale=2 / EPSILON),
+        np.ones_like(grid),
+        values[1] - values[0],
+    )
     cells = []
     for answer in answers:
         reached = np.cumsum(weights * below)  # ∫_{r ≤ grid} f_ρ(r) ∏ F_ν dr
-        cells.append(noise.pdf(values - answer) * np.interp(values - threshold, grid, reached) * cell)
+        cells.append(
+            noise.pdf(values - answer) * np.interp(values - threshold, grid, reached) * cell
+        )
         below = below * noise.cdf(threshold + grid - answer)
     probabilities = np.r_[np.concatenate(cells), weights @ below]
     return probabilities / probabilities.sum()  # the grid sums add 0.08% to the mass
 
 
-def certificates(p: np.ndarray, q: np.ndarray, n: int, top_sets: int, beta: float = BETA, scores: np.ndarray | None = None) -> np.ndarray:
+def certificates(
+    p: np.ndarray,
+    q: np.ndarray,
+    n: int,
+    top_sets: int,
+    beta: float = BETA,
+    scores: np.ndarray | None = None,
+) -> np.ndarray:
     """Per row, the best expected certificate over the likelihood-ratio sets S (unions of the
     outputs of largest p/q, short of the whole output space, which certifies nothing): the bound
     `estimate_epsilon` certifies pure DP with (`pure_dp_epsilon_lower`, β) at the expected counts
@@ -116,11 +178,16 @@ def certificates(p: np.ndarray, q: np.ndarray, n: int, top_sets: int, beta: floa
         ends = ranked[:, :-1] != ranked[:, 1:]
     shortlists = []
     for level, count in ((beta / 2, top_sets), (2 * beta, top_sets // 2)):
-        approximate = np.log(np.maximum(wilson_lower(p_sets, n, level), 1e-300) / wilson_upper(q_sets, n, level))
+        approximate = np.log(
+            np.maximum(wilson_lower(p_sets, n, level), 1e-300) / wilson_upper(q_sets, n, level)
+        )
         shortlists.append(np.argsort(np.where(ends, approximate, -np.inf), axis=None)[-count:])
     top = np.unique(np.concatenate(shortlists))
     exact = np.full(p_sets.size, -np.inf)
-    exact[top] = [pure_dp_epsilon_lower(round(x), n, round(y), n, beta) for x, y in zip(p_sets.ravel()[top], q_sets.ravel()[top])]
+    exact[top] = [
+        pure_dp_epsilon_lower(round(x), n, round(y), n, beta)
+        for x, y in zip(p_sets.ravel()[top], q_sets.ravel()[top])
+    ]
     return exact.reshape(p_sets.shape).max(axis=1)
 
 
@@ -134,7 +201,10 @@ def monotone_scores(p: np.ndarray, q: np.ndarray, patterns: int) -> np.ndarray:
     for block in range(patterns):
         rows = slice(block * cells, (block + 1) * cells)
         x, y, w = np.arange(cells), ratio[rows], weight[rows]
-        fits = [IsotonicRegression(increasing=up).fit_transform(x, y, sample_weight=w) for up in (True, False)]
+        fits = [
+            IsotonicRegression(increasing=up).fit_transform(x, y, sample_weight=w)
+            for up in (True, False)
+        ]
         scores[rows] = min(fits, key=lambda fit: np.sum(w * (fit - y) ** 2))
     return scores
 
@@ -142,7 +212,10 @@ def monotone_scores(p: np.ndarray, q: np.ndarray, patterns: int) -> np.ndarray:
 # SVT3's pairs: DP-Sniper's, and three of StatDP's patterns from all answers at 0 (which searches of
 # DP-Sniper's domain settle on: search_share.md, dpsniper_side_by_side.md), each in both orders.
 SVT3_PAIRS = {
-    "DP-Sniper's: [0]*5+[1]*5 / [1]*5+[0]*5": (np.r_[np.zeros(5), np.ones(5)], np.r_[np.ones(5), np.zeros(5)]),
+    "DP-Sniper's: [0]*5+[1]*5 / [1]*5+[0]*5": (
+        np.r_[np.zeros(5), np.ones(5)],
+        np.r_[np.ones(5), np.zeros(5)],
+    ),
     "half up, half down: [0]*10 / [1]*5+[-1]*5": (np.zeros(10), np.r_[np.ones(5), -np.ones(5)]),
     "all answers up: [0]*10 / [1]*10": (np.zeros(10), np.ones(10)),
     "one up, the rest down: [0]*10 / [1]+[-1]*9": (np.zeros(10), np.r_[1.0, -np.ones(9)]),

@@ -16,32 +16,40 @@ import time
 import numpy as np
 from results_table import both_directions, environment, write
 
-from dpfuzz.testers import make_tester
 from dpfuzz.catalogue import catalogue
+from dpfuzz.testers import make_tester
 
 
 def rows(samples: int) -> list[str]:
     lines = []
     for item in catalogue():
-        for params in ([{"form": "answers"}, {"form": "dataset"}] if item.family == "svt" else [{}]):
+        for params in [{"form": "answers"}, {"form": "dataset"}] if item.family == "svt" else [{}]:
             witness, truth = item.witness(**params), item.truth(**params)
             if witness is None:
                 continue
             mechanism, claim = item(**params), item.claim(**params)
             rng = np.random.default_rng(0)
             start = time.perf_counter()
-            samples0, samples1 = mechanism(witness.d0, samples, rng), mechanism(witness.d1, samples, rng)
+            samples0, samples1 = (
+                mechanism(witness.d0, samples, rng),
+                mechanism(witness.d1, samples, rng),
+            )
             tester = make_tester(item.tester, claim, samples0)
             # both directions at β = 0.05 each
-            result = max(both_directions(tester, samples0, samples1, claim, 0.10, rng), key=lambda r: r.bound)
+            result = max(
+                both_directions(tester, samples0, samples1, claim, 0.10, rng), key=lambda r: r.bound
+            )
             seconds = time.perf_counter() - start
             name = item.name + (f" ({params['form']})" if params else "")
             verdict = {True: "satisfies", False: "violates", None: "unknown"}[truth.satisfies]
             true = "" if truth.true_epsilon is None else f"{truth.true_epsilon:.4g}"
-            lower = "—" if result.epsilon_lower_bound is None else f"{result.epsilon_lower_bound:.3f}"
+            lower = (
+                "—" if result.epsilon_lower_bound is None else f"{result.epsilon_lower_bound:.3f}"
+            )
             refuted = "**refuted**" if result.violated else "not refuted"
             lines.append(
-                f"| {name} | {claim.describe()} | {verdict} | {true} | {tester.name} | {refuted} | {lower} | {samples:,} | {seconds:.2f} |"
+                f"| {name} | {claim.describe()} | {verdict} | {true} | {tester.name} | {refuted} |"
+                f" {lower} | {samples:,} | {seconds:.2f} |"
             )
     return lines
 
@@ -54,10 +62,16 @@ def main() -> None:
     lines = [
         "# Catalogue on its witness pairs",
         "",
-        f"{environment()}. ε lower bounds are certified at 95% (Rényi ε at the claim's α for RDP claims);",
+        (
+            f"{environment()}. ε lower bounds are certified at 95% (Rényi ε at the claim's α for"
+            " RDP claims);"
+        ),
         "seconds include sampling both sides and both test directions.",
         "",
-        "| mechanism | claim | truth | true ε | tester | verdict | certified ε ≥ | samples per side | seconds |",
+        (
+            "| mechanism | claim | truth | true ε | tester | verdict | certified ε ≥ | samples per"
+            " side | seconds |"
+        ),
         "|---|---|---|---:|---|---|---:|---:|---:|",
         *rows(samples),
     ]

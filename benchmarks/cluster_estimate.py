@@ -1,8 +1,8 @@
 """One estimate spread over a Dask cluster: draws per second against the in-process run, and
 the same bound for the same seed.
 
-    python benchmarks/cluster_estimate.py           # 10^8 draws; local clusters of 1, 2 and 4 workers
-    python benchmarks/cluster_estimate.py --quick   # 10^7 draws; 1 and 2 workers (CI)
+    python benchmarks/cluster_estimate.py           # 10^8 draws; local clusters of 1, 2 and 4
+    workers python benchmarks/cluster_estimate.py --quick   # 10^7 draws; 1 and 2 workers (CI)
 
 `estimate_epsilon(mechanism, pair, max_draws=N, seed=0)` in this process, then with
 `dask_client=` a `LocalCluster(n_workers=k, threads_per_worker=1)` (started before the clock).
@@ -43,14 +43,28 @@ def rows(name: str, mechanism, draws: int, worker_counts: list[int]) -> list[str
     from dask.distributed import Client, LocalCluster
 
     local, seconds = timed(mechanism, draws)
-    lines = [f"| {name} | in this process | {draws:,} | {seconds:.1f} | {local.draws / seconds:,.0f} | 1.00 | {local.epsilon_lower_bound:.6f} | — |"]
+    lines = [
+        f"| {name} | in this process | {draws:,} | {seconds:.1f} | {local.draws / seconds:,.0f} |"
+        f" 1.00 | {local.epsilon_lower_bound:.6f} | — |"
+    ]
     for workers in worker_counts:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             spread, spread_seconds = timed(mechanism, draws, client)
-        same = "yes" if spread.epsilon_lower_bound == local.epsilon_lower_bound and spread.draws == local.draws else "**no**"
+        same = (
+            "yes"
+            if spread.epsilon_lower_bound == local.epsilon_lower_bound
+            and spread.draws == local.draws
+            else "**no**"
+        )
         lines.append(
-            f"| {name} | {workers} worker{'s' if workers > 1 else ''} | {draws:,} | {spread_seconds:.1f} | "
-            f"{spread.draws / spread_seconds:,.0f} | {seconds / spread_seconds:.2f} | {spread.epsilon_lower_bound:.6f} | {same} |"
+            f"| {name} | {workers} worker{'s' if workers > 1 else ''} | {draws:,} |"
+            f" {spread_seconds:.1f} | {spread.draws / spread_seconds:,.0f} |"
+            f" {seconds / spread_seconds:.2f} | {spread.epsilon_lower_bound:.6f} | {same} |"
         )
         print(lines[-1], flush=True)
     return lines
@@ -60,7 +74,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10^7 draws, 1 and 2 workers")
     args = parser.parse_args()
-    draws, per_call_draws, workers = (10**7, 2 * 10**5, [1, 2]) if args.quick else (10**8, 10**8, [1, 2, 4])
+    draws, per_call_draws, workers = (
+        (10**7, 2 * 10**5, [1, 2]) if args.quick else (10**8, 10**8, [1, 2, 4])
+    )
     table = [
         *rows("vectorised Laplace sum", laplace_sum, draws, workers),
         *rows("per-call Laplace sum", per_call(one_laplace_sum), per_call_draws, workers),
@@ -69,8 +85,14 @@ def main() -> None:
         "# One estimate on a Dask cluster",
         "",
         f"{environment()}; 2 cores. `estimate_epsilon(mechanism, pair, max_draws=N, seed=0)`, with",
-        "`dask_client=` a `LocalCluster(n_workers=k, threads_per_worker=1)` started before the clock.",
-        "Speed-up: in-process seconds over the cluster's. Same bound: the cluster's ε and draws equal",
+        (
+            "`dask_client=` a `LocalCluster(n_workers=k, threads_per_worker=1)` started before the"
+            " clock."
+        ),
+        (
+            "Speed-up: in-process seconds over the cluster's. Same bound: the cluster's ε and draws"
+            " equal"
+        ),
         "the in-process run's.",
         "",
         "| mechanism | where | draws | s | draws/s | speed-up | ε ≥ | same bound |",

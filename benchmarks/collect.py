@@ -1,7 +1,7 @@
 """Collect every benchmark's result table into benchmarks/RESULTS.md, with machine and versions.
 
-    python benchmarks/collect.py           # after running the benchmarks (see RESULTS.md)
-    python benchmarks/collect.py --quick   # from results/quick/ into results/quick/RESULTS.md (CI)
+python benchmarks/collect.py           # after running the benchmarks (see RESULTS.md)
+python benchmarks/collect.py --quick   # from results/quick/ into results/quick/RESULTS.md (CI)
 """
 
 from __future__ import annotations
@@ -20,35 +20,132 @@ EXPERIMENTS = [
     ("tester_speed", "python benchmarks/tester_speed.py", "paper 002, Figure 1"),
     ("scaled_gd", "python benchmarks/scaled_gd.py", "paper 002, Figure 2"),
     ("sample_size", "python benchmarks/sample_size.py", "paper 002, Figure 3a"),
-    ("certified_epsilon", "python benchmarks/certified_epsilon.py", "DP-Sniper's ε lower bounds at ε = 0.1"),
-    ("dpsniper_side_by_side", "python benchmarks/dpsniper_side_by_side.py", "estimate_epsilon beside DP-Sniper, audits beside StatDP, on their configurations"),
-    ("certifiable_ceiling", "python benchmarks/certifiable_ceiling.py", "the most one event can certify on the correct mechanisms, and the draws 95% of ε needs"),
-    ("fitted_events", "python benchmarks/fitted_events.py", "the events estimate_epsilon fits on SVT3, judged exactly"),
-    ("correct_at_scale", "python benchmarks/correct_at_scale.py", "the correct mechanisms within 5% of ε on their closest pair, given those draws"),
-    ("search_share", "python benchmarks/search_share.py", "estimate_epsilon's search share of the draws, over seeds"),
-    ("one_run", "python benchmarks/one_run.py", "paper 003, Figures 6–8: one-run audits against the truth"),
-    ("training_runs", "python benchmarks/training_runs.py", "paper 003, Figures 9–10, and papers 000/001: auditing DP-SGD"),
-    ("libraries", "python benchmarks/libraries.py", "issue 17: DP libraries through the adapters (configs/libraries.toml)"),
-    ("libraries-smartnoise", "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
-     "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)"),
-    ("libraries-jaxprivacy", "python benchmarks/libraries.py --config configs/libraries-jaxprivacy.toml",
-     "issue 66: jax-privacy, in its own environment (configs/libraries-jaxprivacy.toml)"),
+    (
+        "certified_epsilon",
+        "python benchmarks/certified_epsilon.py",
+        "DP-Sniper's ε lower bounds at ε = 0.1",
+    ),
+    (
+        "dpsniper_side_by_side",
+        "python benchmarks/dpsniper_side_by_side.py",
+        "estimate_epsilon beside DP-Sniper, audits beside StatDP, on their configurations",
+    ),
+    (
+        "certifiable_ceiling",
+        "python benchmarks/certifiable_ceiling.py",
+        "the most one event can certify on the correct mechanisms, and the draws 95% of ε needs",
+    ),
+    (
+        "fitted_events",
+        "python benchmarks/fitted_events.py",
+        "the events estimate_epsilon fits on SVT3, judged exactly",
+    ),
+    (
+        "correct_at_scale",
+        "python benchmarks/correct_at_scale.py",
+        "the correct mechanisms within 5% of ε on their closest pair, given those draws",
+    ),
+    (
+        "search_share",
+        "python benchmarks/search_share.py",
+        "estimate_epsilon's search share of the draws, over seeds",
+    ),
+    (
+        "one_run",
+        "python benchmarks/one_run.py",
+        "paper 003, Figures 6–8: one-run audits against the truth",
+    ),
+    (
+        "training_runs",
+        "python benchmarks/training_runs.py",
+        "paper 003, Figures 9–10, and papers 000/001: auditing DP-SGD",
+    ),
+    (
+        "libraries",
+        "python benchmarks/libraries.py",
+        "issue 17: DP libraries through the adapters (configs/libraries.toml)",
+    ),
+    (
+        "libraries-smartnoise",
+        "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
+        "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)",
+    ),
+    (
+        "libraries-jaxprivacy",
+        "python benchmarks/libraries.py --config configs/libraries-jaxprivacy.toml",
+        "issue 66: jax-privacy, in its own environment (configs/libraries-jaxprivacy.toml)",
+    ),
     ("tightness", "python benchmarks/tightness.py", "ε lower bound / true ε against samples"),
-    ("group_privacy", "python benchmarks/group_privacy.py", "paper 004, group privacy of the subsampled Gaussian"),
-    ("catalogue_witness", "python benchmarks/catalogue_witness.py", "the catalogue on its witnesses"),
+    (
+        "group_privacy",
+        "python benchmarks/group_privacy.py",
+        "paper 004, group privacy of the subsampled Gaussian",
+    ),
+    (
+        "catalogue_witness",
+        "python benchmarks/catalogue_witness.py",
+        "the catalogue on its witnesses",
+    ),
     ("core_speed", "python benchmarks/core_speed.py", "audit loop speed"),
-    ("objectives", "python benchmarks/objectives.py", "the hockey-stick tester's event objectives in audits of the catalogue"),
-    ("blind_spots", "python benchmarks/blind_spots.py", "issue 64: point masses and one coordinate's tails under pure DP"),
-    ("slow_releases", "python benchmarks/slow_releases.py", "issue 64: max_seconds as a hard bound on slow per-call releases"),
-    ("verdicts", "python benchmarks/verdicts.py", "issue 67: three verdicts; an untestable δ is inconclusive, never passed"),
-    ("adaptive", "python benchmarks/adaptive.py", "adaptive against fixed sampling; a slow per-call mechanism"),
-    ("timed_estimates", "python benchmarks/timed_estimates.py", "estimate_epsilon with max_seconds on slow mechanisms"),
-    ("cluster_estimate", "python benchmarks/cluster_estimate.py", "issue 68: one estimate's certification on a Dask cluster"),
-    ("structured_outputs", "python benchmarks/structured_outputs.py", "issue 66: keyed results and labels, caught and false alarms"),
+    (
+        "objectives",
+        "python benchmarks/objectives.py",
+        "the hockey-stick tester's event objectives in audits of the catalogue",
+    ),
+    (
+        "blind_spots",
+        "python benchmarks/blind_spots.py",
+        "issue 64: point masses and one coordinate's tails under pure DP",
+    ),
+    (
+        "slow_releases",
+        "python benchmarks/slow_releases.py",
+        "issue 64: max_seconds as a hard bound on slow per-call releases",
+    ),
+    (
+        "verdicts",
+        "python benchmarks/verdicts.py",
+        "issue 67: three verdicts; an untestable δ is inconclusive, never passed",
+    ),
+    (
+        "adaptive",
+        "python benchmarks/adaptive.py",
+        "adaptive against fixed sampling; a slow per-call mechanism",
+    ),
+    (
+        "timed_estimates",
+        "python benchmarks/timed_estimates.py",
+        "estimate_epsilon with max_seconds on slow mechanisms",
+    ),
+    (
+        "cluster_estimate",
+        "python benchmarks/cluster_estimate.py",
+        "issue 68: one estimate's certification on a Dask cluster",
+    ),
+    (
+        "structured_outputs",
+        "python benchmarks/structured_outputs.py",
+        "issue 66: keyed results and labels, caught and false alarms",
+    ),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
 ]
-PACKAGES = ["numpy", "scipy", "scikit-learn", "dp-accounting", "hypothesis", "google-vizier", "jax", "matplotlib",
-            "opendp", "polars", "diffprivlib", "python-dp", "opacus", "torch", "pipeline-dp"]
+PACKAGES = [
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "dp-accounting",
+    "hypothesis",
+    "google-vizier",
+    "jax",
+    "matplotlib",
+    "opendp",
+    "polars",
+    "diffprivlib",
+    "python-dp",
+    "opacus",
+    "torch",
+    "pipeline-dp",
+]
 
 
 def machine() -> str:
@@ -60,8 +157,10 @@ def machine() -> str:
         except metadata.PackageNotFoundError:
             versions.append(f"{package} (not installed)")
     return (
-        f"Collected {date.today()} on {platform.platform()}, {os.cpu_count()} cores, {memory:.0f} GiB, no GPU; "
-        f"Python {platform.python_version()}, dpfuzz {metadata.version('dpfuzz')}, " + ", ".join(versions) + "."
+        f"Collected {date.today()} on {platform.platform()}, {os.cpu_count()} cores, {memory:.0f}"
+        f" GiB, no GPU; Python {platform.python_version()}, dpfuzz {metadata.version('dpfuzz')}, "
+        + ", ".join(versions)
+        + "."
     )
 
 
@@ -88,10 +187,13 @@ def main() -> None:
             lines += ["*(not run yet)*", ""]
             continue
         body = path.read_text().splitlines()
-        body = [line for line in body if not line.startswith("# ")]  # the section heading replaces it
+        # the section heading replaces it
+        body = [line for line in body if not line.startswith("# ")]
         while body and not body[0].strip():
             body.pop(0)
-        lines += [line.replace("](", f"]({prefix}") if line.startswith("![") else line for line in body]
+        lines += [
+            line.replace("](", f"]({prefix}") if line.startswith("![") else line for line in body
+        ]
         lines.append("")
     out.write_text("\n".join(lines))
     print(f"written to {out}")

@@ -33,12 +33,21 @@ def main() -> None:
             report = audit(item(), item.claim(), item.domain(), samples=samples, seed=seed)
             times.append(time.perf_counter() - start)
             verdicts.append(report.violated)
-        rows.append(f"| {name} | {samples:,} | {statistics.median(times):.2f} | {sum(verdicts)}/{repetitions} |")
+        rows.append(
+            f"| {name} | {samples:,} | {statistics.median(times):.2f} |"
+            f" {sum(verdicts)}/{repetitions} |"
+        )
     lines = [
         "# Whole default audits",
         "",
-        f"{environment()}; median of {repetitions} run(s). Default audit: 10 trials, random finder, adaptive",
-        "sampling (racing search, sequential verification on up to 5x fresh samples; adaptive.py compares",
+        (
+            f"{environment()}; median of {repetitions} run(s). Default audit: 10 trials, random"
+            " finder, adaptive"
+        ),
+        (
+            "sampling (racing search, sequential verification on up to 5x fresh samples;"
+            " adaptive.py compares"
+        ),
         "it with fixed sampling), tester 'auto'.",
         "",
         "| mechanism | samples per trial | seconds | refuted |",

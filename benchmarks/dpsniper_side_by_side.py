@@ -1,8 +1,9 @@
 """dpfuzz's `estimate_epsilon` beside DP-Sniper, and its audits beside StatDP, on their own
 configurations (issue 16).
 
-    python benchmarks/dpsniper_side_by_side.py           # 2.6·10^7 draws per estimate (DP-Sniper's budget here)
-    python benchmarks/dpsniper_side_by_side.py --quick   # 6·10^5 draws, three rows, two timed runs (CI)
+    python benchmarks/dpsniper_side_by_side.py           # 2.6·10^7 draws per estimate (DP-Sniper's
+    budget here) python benchmarks/dpsniper_side_by_side.py --quick   # 6·10^5 draws, three rows,
+    two timed runs (CI)
 
 DP-Sniper (Bichsel et al., S&P 2021) was run on this machine by the issue's author with its own
 code (logistic regression, n_train = n = n_check = 10^6, n_final = 10^7, claimed ε = 0.1); its
@@ -35,9 +36,9 @@ from results_table import environment, write
 from dpfuzz import audit
 from dpfuzz.catalogue import entry
 
-
 QUICK_ROWS = ["SVT5", "NoisyHist2", "Laplace"]
-SEARCH_SEEDS = range(3)  # a search's bound depends on the pair its seed leads it to (search_share.md)
+# a search's bound depends on the pair its seed leads it to (search_share.md)
+SEARCH_SEEDS = range(3)
 # Timed estimates vary run to run (SVT6's searches at 5.8 s, seeds 0–2: 0.03–0.31 over single runs,
 # 2026-11-26), so each runs FAST_RUNS times: one run cannot tell a regression from the clock.
 FAST_RUNS = 3
@@ -46,8 +47,11 @@ STATDP = {"iSVT1": 20, "iSVT2": None, "iSVT3": 64, "iSVT4": None}
 
 
 def seeded_estimates(name: str, **budget) -> list[tuple[float, float]]:
-    """(ε lower bound, seconds) on the pair with seed 0, then searching with each of SEARCH_SEEDS."""
-    return [timed_estimate(name, True, 0, **budget)] + [timed_estimate(name, False, seed, **budget) for seed in SEARCH_SEEDS]
+    """(ε lower bound, seconds) on the pair with seed 0, then searching with each of
+    SEARCH_SEEDS."""
+    return [timed_estimate(name, True, 0, **budget)] + [
+        timed_estimate(name, False, seed, **budget) for seed in SEARCH_SEEDS
+    ]
 
 
 def estimate_row(name: str, max_draws: int, fast_runs: int = 1) -> str:
@@ -59,24 +63,35 @@ def estimate_row(name: str, max_draws: int, fast_runs: int = 1) -> str:
     true_text = "∞" if truth == float("inf") else ("?" if truth is None else f"{truth:.4g}")
     (pair_epsilon, pair_seconds), *searches = seeded_estimates(name, max_draws=max_draws)
     bounds = [pair_epsilon] + [epsilon for epsilon, _ in searches]
-    if sniper_epsilon is not None:  # the same seeds within a tenth of DP-Sniper's seconds, fast_runs times
+    if (
+        sniper_epsilon is not None
+    ):  # the same seeds within a tenth of DP-Sniper's seconds, fast_runs times
         limit = sniper_seconds / 10
-        runs = np.array([seeded_estimates(name, max_draws=max_draws, max_seconds=limit) for _ in range(fast_runs)])
+        runs = np.array(
+            [
+                seeded_estimates(name, max_draws=max_draws, max_seconds=limit)
+                for _ in range(fast_runs)
+            ]
+        )
         verdict = "yes" if min(bounds) >= sniper_epsilon else "no"
         won = int(np.sum((runs[..., 0] >= sniper_epsilon) & (runs[..., 1] <= limit)))
-        verdict += " | " + ("yes" if won == runs[..., 0].size else f"no ({won} of {runs[..., 0].size})")
+        verdict += " | " + (
+            "yes" if won == runs[..., 0].size else f"no ({won} of {runs[..., 0].size})"
+        )
         epsilons = runs[..., 0].T  # one row per estimate, one column per run
         at_fast = " / ".join(spread(row) for row in epsilons) + f" in ≤ {runs[..., 1].max():.1f}"
         sniper = f"{sniper_epsilon:g} | {sniper_seconds}"
     else:  # a correct mechanism: how close to the true ε, and never above it
-        verdict = f"{min(bounds) / truth:.1%} of true" + (" (ABOVE the truth)" if max(bounds) > truth else "")
+        verdict = f"{min(bounds) / truth:.1%} of true" + (
+            " (ABOVE the truth)" if max(bounds) > truth else ""
+        )
         verdict += " | —"
         at_fast, sniper = "—", "— | —"
     search_text = " / ".join(f"{epsilon:.4g}" for epsilon, _ in searches)
     search_seconds = np.mean([seconds for _, seconds in searches])
     return (
-        f"| {name} ({entry_name}) | {true_text} | {sniper} | {pair_epsilon:.4g} | {pair_seconds:.1f} | "
-        f"{search_text} | {search_seconds:.1f} | {at_fast} | {verdict} |"
+        f"| {name} ({entry_name}) | {true_text} | {sniper} | {pair_epsilon:.4g} |"
+        f" {pair_seconds:.1f} | {search_text} | {search_seconds:.1f} | {at_fast} | {verdict} |"
     )
 
 
@@ -94,8 +109,8 @@ def statdp_row(name: str) -> str:
     statdp = STATDP[name]
     bound = report.epsilon_lower_bound or 0.0
     return (
-        f"| {name} | 0.7 | {'refuted' if report.violated else 'NOT refuted'} | {bound:.3g} | {report.draws:,} | "
-        f"{seconds:.1f} | {statdp if statdp is not None else '—'} |"
+        f"| {name} | 0.7 | {'refuted' if report.violated else 'NOT refuted'} | {bound:.3g} |"
+        f" {report.draws:,} | {seconds:.1f} | {statdp if statdp is not None else '—'} |"
     )
 
 
@@ -109,27 +124,63 @@ def main() -> None:
     estimate_rows = [estimate_row(name, max_draws, runs) for name in names]
     refutations = [statdp_row(name) for name in (["iSVT1"] if args.quick else STATDP)]
     lines = [
-        "# estimate_epsilon beside DP-Sniper (claimed ε = 0.1), audits beside StatDP (claimed ε = 0.7)",
+        (
+            "# estimate_epsilon beside DP-Sniper (claimed ε = 0.1), audits beside StatDP (claimed ε"
+            " = 0.7)"
+        ),
         "",
-        f"{environment()}; dpfuzz: `estimate_epsilon(..., max_draws={max_draws:,}, seed=s)`, on the pair with",
-        f"s = 0, searching with s = {', '.join(map(str, SEARCH_SEEDS))} (the search's seconds: their mean).",
-        "DP-Sniper's columns: its own code on this machine, quoted from issue 16 (≈ 2.6·10^7 draws,",
-        "confidence 0.9). Its rows are measured at the same confidence (β = 0.1); the correct mechanisms'",
-        "at β = 0.05. In a tenth of its time: `max_seconds` = DP-Sniper's seconds / 10 (the pair, then",
+        (
+            f"{environment()}; dpfuzz: `estimate_epsilon(..., max_draws={max_draws:,}, seed=s)`, on"
+            " the pair with"
+        ),
+        (
+            f"s = 0, searching with s = {', '.join(map(str, SEARCH_SEEDS))} (the search's seconds:"
+            " their mean)."
+        ),
+        (
+            "DP-Sniper's columns: its own code on this machine, quoted from issue 16 (≈ 2.6·10^7"
+            " draws,"
+        ),
+        (
+            "confidence 0.9). Its rows are measured at the same confidence (β = 0.1); the correct"
+            " mechanisms'"
+        ),
+        (
+            "at β = 0.05. In a tenth of its time: `max_seconds` = DP-Sniper's seconds / 10 (the"
+            " pair, then"
+        ),
         f"the searches with the same seeds, each run {runs} times: the median [smallest–largest],",
-        "and the longest run's seconds, pilots included; the clock sets a timed estimate's draws). Verdicts",
-        "for DP-Sniper's rows: dpfuzz certifies at least DP-Sniper's ε on its pair and on every seed's",
-        "search, with its budget (≥ DP-Sniper) and, in every run, within a tenth of its seconds (fast;",
-        "otherwise how many runs did); for the correct mechanisms the smallest of our bounds as a share",
+        (
+            "and the longest run's seconds, pilots included; the clock sets a timed estimate's"
+            " draws). Verdicts"
+        ),
+        (
+            "for DP-Sniper's rows: dpfuzz certifies at least DP-Sniper's ε on its pair and on every"
+            " seed's"
+        ),
+        (
+            "search, with its budget (≥ DP-Sniper) and, in every run, within a tenth of its seconds"
+            " (fast;"
+        ),
+        (
+            "otherwise how many runs did); for the correct mechanisms the smallest of our bounds as"
+            " a share"
+        ),
         "of the true ε, flagged if any bound exceeds it",
         "(`certifiable_ceiling.md`: the most any event can certify at this budget).",
         "",
-        "| DP-Sniper mechanism (our entry) | true ε | DP-Sniper ε ≥ | DP-Sniper s | dpfuzz on its pair ε ≥ | s | "
-        "dpfuzz searching ε ≥ (per seed) | s | in a tenth of DP-Sniper's s: ε ≥ in s | ≥ DP-Sniper | fast |",
+        (
+            "| DP-Sniper mechanism (our entry) | true ε | DP-Sniper ε ≥ | DP-Sniper s | dpfuzz on"
+            " its pair ε ≥ | s | dpfuzz searching ε ≥ (per seed) | s | in a tenth of DP-Sniper's s:"
+            " ε ≥ in s | ≥ DP-Sniper | fast |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
         *estimate_rows,
         "",
-        "StatDP's incorrect SVTs, `audit(entry(), entry.claim(), entry.domain(), seed=0)` at default settings:",
+        (
+            "StatDP's incorrect SVTs, `audit(entry(), entry.claim(), entry.domain(), seed=0)` at"
+            " default settings:"
+        ),
         "",
         "| StatDP algorithm | claimed ε | dpfuzz | certified ε ≥ | draws | dpfuzz s | StatDP s |",
         "|---|---:|---|---:|---:|---:|---:|",

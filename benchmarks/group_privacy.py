@@ -27,26 +27,31 @@ import numpy as np
 from results_table import both_directions, environment, save_figure, subplots, write
 from scipy import integrate, stats
 
-from dpfuzz.testers import RenyiTester
 from dpfuzz.catalogue import entry
 from dpfuzz.catalogue.subsampling import poisson_claim
+from dpfuzz.testers import RenyiTester
 
 Q, SIGMA, STEPS, ALPHA = 0.25, 1.0, 4, 2.0
 
 
 def mixture_renyi(k: int, q: float, sigma: float, alpha: float, reverse: bool) -> float:
-    """R_α(P_k ‖ Q) (or R_α(Q ‖ P_k)) for one step, P_k = Σ_j Bin(j; k, q) N(j, σ²), Q = N(0, σ²)."""
+    """R_α(P_k ‖ Q) (or R_α(Q ‖ P_k)) for one step, P_k = Σ_j Bin(j; k, q) N(j, σ²), Q = N(0,
+    σ²)."""
     weights = stats.binom.pmf(np.arange(k + 1), k, q)
     shifts = np.arange(k + 1)
 
     def log_ratio(x: float) -> float:  # log p_k(x)/q(x)
-        return float(np.logaddexp.reduce(np.log(weights) + (2 * shifts * x - shifts**2) / (2 * sigma**2)))
+        return float(
+            np.logaddexp.reduce(np.log(weights) + (2 * shifts * x - shifts**2) / (2 * sigma**2))
+        )
 
     def integrand(x: float) -> float:
         power = -(alpha - 1) if reverse else alpha  # ∫ q (p/q)^α, or ∫ p (q/p)^α = ∫ q (p/q)^(1−α)
         return math.exp(stats.norm.logpdf(x, 0.0, sigma) + power * log_ratio(x))
 
-    value, _ = integrate.quad(integrand, -30 * sigma, k + 30 * sigma, limit=500, points=list(range(k + 1)))
+    value, _ = integrate.quad(
+        integrand, -30 * sigma, k + 30 * sigma, limit=500, points=list(range(k + 1))
+    )
     return math.log(value) / (alpha - 1)
 
 
@@ -62,7 +67,14 @@ def measured(k: int, samples: int, seeds: int) -> tuple[float, float]:
     bounds, estimates = [], []
     for seed in range(seeds):
         rng = np.random.default_rng([seed, k])
-        results = both_directions(RenyiTester(), mechanism(witness.d0, samples, rng), mechanism(witness.d1, samples, rng), claim, 0.05, rng)
+        results = both_directions(
+            RenyiTester(),
+            mechanism(witness.d0, samples, rng),
+            mechanism(witness.d1, samples, rng),
+            claim,
+            0.05,
+            rng,
+        )
         best = max(results, key=lambda result: result.bound)
         bounds.append(best.bound)
         estimates.append(best.estimate)
@@ -98,16 +110,34 @@ def main() -> None:
     lines = [
         "# Group privacy of the Poisson-subsampled Gaussian (paper 004)",
         "",
-        f"{environment()}. q = {Q}, σ = {SIGMA}, T = {STEPS}, α = {ALPHA:g}; Rényi tester on {samples:,} samples",
+        (
+            f"{environment()}. q = {Q}, σ = {SIGMA}, T = {STEPS}, α = {ALPHA:g}; Rényi tester on"
+            f" {samples:,} samples"
+        ),
         f"per side, mean over {seeds} seed(s) of bounds each certified at 95% (both directions).",
-        f"dp-accounting's single-record RDP: {single:.4f}; the dominating pair at k = 1 gives {rows[0][2]:.4f}.",
+        (
+            f"dp-accounting's single-record RDP: {single:.4f}; the dominating pair at k = 1 gives"
+            f" {rows[0][2]:.4f}."
+        ),
         "",
-        "| k | (a) generic group bound | (b) dominating pair (true) | (a)/(b) | certified lower bound | estimate |",
+        (
+            "| k | (a) generic group bound | (b) dominating pair (true) | (a)/(b) | certified lower"
+            " bound | estimate |"
+        ),
         "|---:|---:|---:|---:|---:|---:|",
-        *[f"| {k} | {a:.4f} | {b:.4f} | {a / b:.1f}× | {bound:.4f} | {estimate:.4f} |" for k, a, b, bound, estimate in rows],
+        *[
+            f"| {k} | {a:.4f} | {b:.4f} | {a / b:.1f}× | {bound:.4f} | {estimate:.4f} |"
+            for k, a, b, bound, estimate in rows
+        ],
         "",
-        "Samples bound what can be certified: a Rényi divergence much above ln n (≈ 13.8 at n = 10^6) rests on",
-        "events too rare to observe, so at k ≥ 4 the certified bounds show only that the truth is large; they",
+        (
+            "Samples bound what can be certified: a Rényi divergence much above ln n (≈ 13.8 at n ="
+            " 10^6) rests on"
+        ),
+        (
+            "events too rare to observe, so at k ≥ 4 the certified bounds show only that the truth"
+            " is large; they"
+        ),
         "stay below (b) at every k, as they must.",
         "",
         "![group privacy](group_privacy.png)",

@@ -34,18 +34,35 @@ VARIANTS = {  # label: (objective, certificate)
     "epsilon, joint": ("epsilon", "privacy_loss"),
 }
 QUICK_ENTRIES = ("Laplace", "GeoSample", "iSVT4")
-TIGHT_ENTRIES = ("Laplace", "NoisyHistogram", "RandomizedResponse", "TruncatedGeometric")  # true ε = claimed ε
+# true ε = claimed ε
+TIGHT_ENTRIES = (
+    "Laplace",
+    "NoisyHistogram",
+    "RandomizedResponse",
+    "TruncatedGeometric",
+)
 
 
 def entries(quick: bool) -> list:
-    chosen = [item for item in catalogue() if item.tester in ("auto", "hockey_stick") and isinstance(item.claim(), ApproxDP)]
+    chosen = [
+        item
+        for item in catalogue()
+        if item.tester in ("auto", "hockey_stick") and isinstance(item.claim(), ApproxDP)
+    ]
     return [item for item in chosen if item.name in QUICK_ENTRIES] if quick else chosen
 
 
 def measure(item, variant: str, seeds) -> dict:
     objective, certificate = VARIANTS[variant]
     reports = [
-        audit(item(), item.claim(), item.domain(), tester=HockeyStickTester(objective=objective, certificate=certificate), budget="quick", seed=seed)
+        audit(
+            item(),
+            item.claim(),
+            item.domain(),
+            tester=HockeyStickTester(objective=objective, certificate=certificate),
+            budget="quick",
+            seed=seed,
+        )
         for seed in seeds
     ]
     powers = [(report.power or {}).get("epsilon") for report in reports]
@@ -64,13 +81,22 @@ def false_alarms(seeds: int) -> None:
         for name in TIGHT_ENTRIES:
             item = entry(name)
             flagged = measure(item, variant, range(seeds))["flagged"]
-            print(f"{variant}: {name}: {flagged} of {seeds} audits refuted its exact claim {item.claim().describe()} (β = 0.05)", flush=True)
+            print(
+                f"{variant}: {name}: {flagged} of {seeds} audits refuted its exact claim"
+                f" {item.claim().describe()} (β = 0.05)",
+                flush=True,
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three entries, seed 0")
-    parser.add_argument("--false-alarms", type=int, metavar="SEEDS", help="only the exactly-tight entries, ε-ranked variants")
+    parser.add_argument(
+        "--false-alarms",
+        type=int,
+        metavar="SEEDS",
+        help="only the exactly-tight entries, ε-ranked variants",
+    )
     args = parser.parse_args()
     if args.false_alarms:
         return false_alarms(args.false_alarms)
@@ -84,23 +110,47 @@ def main() -> None:
         for variant in VARIANTS:
             result = measure(item, variant, seeds)
             totals[variant, bool(truth.satisfies)] += result["flagged"]
-            cells.append(f"{result['flagged']} | {result['epsilon']:.3f} | {result['power']} | {result['draws']:,.0f}")
+            cells.append(
+                f"{result['flagged']} | {result['epsilon']:.3f} | {result['power']} |"
+                f" {result['draws']:,.0f}"
+            )
         true_epsilon = "?" if truth.true_epsilon is None else f"{truth.true_epsilon:.4g}"
         verdict = "correct" if truth.satisfies else "bug"
-        rows.append(f"| {item.name} | {item.claim().describe()} | {verdict} | {true_epsilon} | " + " | ".join(cells) + " |")
+        rows.append(
+            f"| {item.name} | {item.claim().describe()} | {verdict} | {true_epsilon} | "
+            + " | ".join(cells)
+            + " |"
+        )
     lines = [
-        "# Hockey-stick event objectives and certificates in audits of the catalogue (quick budget)",
+        (
+            "# Hockey-stick event objectives and certificates in audits of the catalogue (quick"
+            " budget)"
+        ),
         "",
-        f"{environment()}; seeds {seeds.start}–{seeds.stop - 1}, β = 0.05 per audit, both directions verified.",
-        "Flagged: refutations (catches on bugs, false alarms on correct entries). ε ≥: mean certified",
-        "lower bound (0 when none). Power: mean privacy loss on the verified event that the audit would",
+        (
+            f"{environment()}; seeds {seeds.start}–{seeds.stop - 1}, β = 0.05 per audit, both"
+            " directions verified."
+        ),
+        (
+            "Flagged: refutations (catches on bugs, false alarms on correct entries). ε ≥: mean"
+            " certified"
+        ),
+        (
+            "lower bound (0 when none). Power: mean privacy loss on the verified event that the"
+            " audit would"
+        ),
         "have refuted (— when every audit refuted, or none had one). Draws: mean outputs drawn.",
         "",
-        "Variants: events ranked by the H_{e^ε} bound (divergence), by the ε bound and certified with",
+        (
+            "Variants: events ranked by the H_{e^ε} bound (divergence), by the ε bound and"
+            " certified with"
+        ),
         "Clopper–Pearson per side (epsilon, the default), or with pure DP certified by the joint",
         "privacy-loss bound (epsilon, joint: `estimate_epsilon`'s).",
         "",
-        "| entry | claim | truth | true ε | " + " | ".join(f"{variant}: flagged | ε ≥ | power | draws" for variant in VARIANTS) + " |",
+        "| entry | claim | truth | true ε | "
+        + " | ".join(f"{variant}: flagged | ε ≥ | power | draws" for variant in VARIANTS)
+        + " |",
         "|---|---|---|---:|" + "---:|" * 4 * len(VARIANTS),
         *rows,
         "",

@@ -21,22 +21,38 @@ import numpy as np
 from results_table import environment, write
 
 from dpfuzz import audit_one_run
-from dpfuzz.catalogue.one_run import gaussian_canaries, laplace_canaries, randomized_response_canaries
+from dpfuzz.catalogue.one_run import (
+    gaussian_canaries,
+    laplace_canaries,
+    randomized_response_canaries,
+)
 
 DELTA = 1e-5
 
 
 def algorithms():
     for mu in (0.5, 1.0, 2.0):
-        yield f"Gaussian μ = {mu:g}", gaussian_canaries(mu), gaussian_canaries(mu).claim.epsilon_at(DELTA), DELTA
+        yield (
+            f"Gaussian μ = {mu:g}",
+            gaussian_canaries(mu),
+            gaussian_canaries(mu).claim.epsilon_at(DELTA),
+            DELTA,
+        )
     for epsilon in (1.0, 2.0, 4.0):
-        yield f"randomized response ε = {epsilon:g}", randomized_response_canaries(epsilon), epsilon, 0.0
+        yield (
+            f"randomized response ε = {epsilon:g}",
+            randomized_response_canaries(epsilon),
+            epsilon,
+            0.0,
+        )
         yield f"Laplace ε = {epsilon:g}", laplace_canaries(epsilon), epsilon, 0.0
 
 
 def cell(values: list[float], truth: float) -> tuple[str, int]:
     shares = np.asarray(values) / truth
-    return f"{np.median(shares):.1%} [{shares.min():.1%}, {shares.max():.1%}]", int(np.sum(np.asarray(values) > truth))
+    return f"{np.median(shares):.1%} [{shares.min():.1%}, {shares.max():.1%}]", int(
+        np.sum(np.asarray(values) > truth)
+    )
 
 
 def main() -> None:
@@ -53,20 +69,33 @@ def main() -> None:
                 values = []
                 for seed in seeds:
                     start = time.perf_counter()
-                    result = audit_one_run(run, run.claim, canaries=m, seed=seed, method=method, delta=delta)
+                    result = audit_one_run(
+                        run, run.claim, canaries=m, seed=seed, method=method, delta=delta
+                    )
                     seconds.append(time.perf_counter() - start)
                     gdp = method == "bits" and result.epsilon_lower_bound_gdp is not None
-                    values.append(result.epsilon_lower_bound_gdp if gdp else result.epsilon_lower_bound)
+                    values.append(
+                        result.epsilon_lower_bound_gdp if gdp else result.epsilon_lower_bound
+                    )
                 text, over = cell(values, truth)
                 cells.append(text)
                 above += over
-            rows.append(f"| {name} | {truth:.3g} | {m:,} | {cells[0]} | {cells[1]} | {above} | {np.median(seconds):.3f} |")
+            rows.append(
+                f"| {name} | {truth:.3g} | {m:,} | {cells[0]} | {cells[1]} | {above} |"
+                f" {np.median(seconds):.3f} |"
+            )
     lines = [
         "# One-run audits against the truth (paper 003, Figures 6–8)",
         "",
-        f"{environment()}; β = 0.05, {len(seeds)} seeds per cell, δ = 10^-5 for the Gaussian, 0 otherwise.",
+        (
+            f"{environment()}; β = 0.05, {len(seeds)} seeds per cell, δ = 10^-5 for the Gaussian, 0"
+            " otherwise."
+        ),
         "",
-        "| algorithm | true ε | canaries m | bits: median share of true ε [min, max] | steinke: same | seeds above the truth | median s per audit |",
+        (
+            "| algorithm | true ε | canaries m | bits: median share of true ε [min, max] | steinke:"
+            " same | seeds above the truth | median s per audit |"
+        ),
         "|---|---:|---:|---|---|---:|---:|",
         *rows,
     ]

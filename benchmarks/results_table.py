@@ -36,16 +36,24 @@ def write(name: str, lines: list[str], quick: bool) -> Path:
 
 def both_directions(tester, samples0, samples1, claim, beta: float, rng: np.random.Generator):
     """The tester's results on (P, Q) and (Q, P) at β/2 each: together valid at 1 − β."""
-    return [tester.test(samples0, samples1, claim, beta / 2, rng), tester.test(samples1, samples0, claim, beta / 2, rng)]
+    return [
+        tester.test(samples0, samples1, claim, beta / 2, rng),
+        tester.test(samples1, samples0, claim, beta / 2, rng),
+    ]
 
 
-def refuted_either_way(tester, samples0, samples1, claim, beta: float, rng: np.random.Generator) -> bool:
+def refuted_either_way(
+    tester, samples0, samples1, claim, beta: float, rng: np.random.Generator
+) -> bool:
     """Whether either direction refutes the claim (false-alarm probability ≤ β)."""
-    return any(result.violated for result in both_directions(tester, samples0, samples1, claim, beta, rng))
+    return any(
+        result.violated for result in both_directions(tester, samples0, samples1, claim, beta, rng)
+    )
 
 
 def subplots(*args, **kwargs):
-    """matplotlib's `subplots` on the non-interactive Agg backend (matplotlib is the `report` extra)."""
+    """matplotlib's `subplots` on the non-interactive Agg backend (matplotlib is the `report`
+    extra)."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -21,13 +21,16 @@ import numpy as np
 from results_table import environment, save_figure, subplots, write
 from scipy import integrate, stats
 
-from dpfuzz.testers import HockeyStickTester
 from dpfuzz.catalogue import entry
 from dpfuzz.catalogue.means import gaussian_sigma
+from dpfuzz.testers import HockeyStickTester
 
 SETUPS = {
     "SVT4 (ε = 1)": ("SVT4", {"epsilon": 1.0}),
-    "NonDPGaussianMean1 (ε = 1, δ = 0.01)": ("NonDPGaussianMean1", {"epsilon": 1.0, "delta": 0.01, "guarantee": "approx"}),
+    "NonDPGaussianMean1 (ε = 1, δ = 0.01)": (
+        "NonDPGaussianMean1",
+        {"epsilon": 1.0, "delta": 0.01, "guarantee": "approx"},
+    ),
 }
 
 
@@ -36,7 +39,13 @@ def gaussian_mean1_truth(epsilon: float, delta: float) -> float:
     sigma = gaussian_sigma(epsilon, delta)
     p, q = stats.norm(1.0, sigma), stats.norm(0.5, sigma / 2)
     gamma = math.exp(epsilon)
-    value, _ = integrate.quad(lambda x: max(p.pdf(x) - gamma * q.pdf(x), 0.0), -12 * sigma, 12 * sigma, limit=500, points=[0.5, 1.0])
+    value, _ = integrate.quad(
+        lambda x: max(p.pdf(x) - gamma * q.pdf(x), 0.0),
+        -12 * sigma,
+        12 * sigma,
+        limit=500,
+        points=[0.5, 1.0],
+    )
     return value
 
 
@@ -49,14 +58,25 @@ def curve(name: str, params: dict, sizes: list[int], seeds: int) -> list[dict]:
         estimates, bounds = [], []
         for seed in range(seeds):
             rng = np.random.default_rng([seed, samples])
-            result = tester.test(mechanism(witness.d0, samples, rng), mechanism(witness.d1, samples, rng), claim, 0.05, rng)
+            result = tester.test(
+                mechanism(witness.d0, samples, rng),
+                mechanism(witness.d1, samples, rng),
+                claim,
+                0.05,
+                rng,
+            )
             estimates.append(result.estimate)
             bounds.append(result.bound)
-        points.append({
-            "n": samples, "threshold": claim.delta, "estimate": float(np.mean(estimates)),
-            "low": float(np.quantile(estimates, 0.1)), "high": float(np.quantile(estimates, 0.9)),
-            "bound": float(np.mean(bounds)),
-        })
+        points.append(
+            {
+                "n": samples,
+                "threshold": claim.delta,
+                "estimate": float(np.mean(estimates)),
+                "low": float(np.quantile(estimates, 0.1)),
+                "high": float(np.quantile(estimates, 0.9)),
+                "bound": float(np.mean(bounds)),
+            }
+        )
         print(name, points[-1], flush=True)
     return points
 
@@ -65,7 +85,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 10^3 and 10^4, two seeds")
     args = parser.parse_args()
-    sizes = [1_000, 10_000] if args.quick else [1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000]
+    sizes = (
+        [1_000, 10_000]
+        if args.quick
+        else [1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000]
+    )
     seeds = 2 if args.quick else 10
     truths = {"NonDPGaussianMean1 (ε = 1, δ = 0.01)": gaussian_mean1_truth(1.0, 0.01)}
 
@@ -73,7 +97,10 @@ def main() -> None:
     lines = [
         "# Sample size: divergence estimate and certified bound against n (paper 002, Figure 3a)",
         "",
-        f"{environment()}. Hockey-stick divergence H_{{e^ε}}, mean over {seeds} seeds (estimate band: 10%–90%",
+        (
+            f"{environment()}. Hockey-stick divergence H_{{e^ε}}, mean over {seeds} seeds (estimate"
+            " band: 10%–90%"
+        ),
         "over seeds); the claim allows H ≤ δ.",
         "",
     ]
@@ -81,8 +108,16 @@ def main() -> None:
         points = curve(name, params, sizes, seeds)
         n = [point["n"] for point in points]
         axis.plot(n, [point["estimate"] for point in points], "o--", label="held-out estimate")
-        axis.fill_between(n, [point["low"] for point in points], [point["high"] for point in points], alpha=0.25, label="estimate, 10%–90%")
-        axis.plot(n, [point["bound"] for point in points], "s-", label="certified lower bound (95%)")
+        axis.fill_between(
+            n,
+            [point["low"] for point in points],
+            [point["high"] for point in points],
+            alpha=0.25,
+            label="estimate, 10%–90%",
+        )
+        axis.plot(
+            n, [point["bound"] for point in points], "s-", label="certified lower bound (95%)"
+        )
         axis.axhline(points[0]["threshold"], color="r", linestyle=":", label="claimed δ")
         if label in truths:
             axis.axhline(truths[label], color="k", label="true H (numerical integration)")
@@ -96,7 +131,11 @@ def main() -> None:
             "",
             "| n per side | estimate | 10%–90% | certified bound |",
             "|---:|---:|---|---:|",
-            *[f"| {p['n']:,} | {p['estimate']:.4f} | {p['low']:.4f}–{p['high']:.4f} | {p['bound']:.4f} |" for p in points],
+            *[
+                f"| {p['n']:,} | {p['estimate']:.4f} | {p['low']:.4f}–{p['high']:.4f} |"
+                f" {p['bound']:.4f} |"
+                for p in points
+            ],
             "",
         ]
     axes[0].set_ylabel("$H_{e^\\epsilon}$")

@@ -1,4 +1,5 @@
-"""ScaledGD: estimated against true Rényi divergence as the noise factor s varies (paper 002, Fig. 2).
+"""ScaledGD: estimated against true Rényi divergence as the noise factor s varies (paper 002, Fig.
+2).
 
     python benchmarks/scaled_gd.py           # 10 runs per s, 10^6 samples per side
     python benchmarks/scaled_gd.py --quick   # 2 runs, 2·10^4 samples, three values of s (CI)
@@ -18,8 +19,8 @@ import statistics
 import numpy as np
 from results_table import both_directions, environment, save_figure, subplots, write
 
-from dpfuzz.testers import RenyiTester
 from dpfuzz.catalogue import entry
+from dpfuzz.testers import RenyiTester
 
 FACTORS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1]
 
@@ -33,17 +34,29 @@ def sweep(factors: list[float], runs: int, samples: int) -> list[dict]:
         for run in range(runs):
             rng = np.random.default_rng([run, int(s * 100)])
             results = both_directions(
-                RenyiTester(), mechanism(witness.d0, samples, rng), mechanism(witness.d1, samples, rng), claim, 0.05, rng
+                RenyiTester(),
+                mechanism(witness.d0, samples, rng),
+                mechanism(witness.d1, samples, rng),
+                claim,
+                0.05,
+                rng,
             )
             best = max(results, key=lambda result: result.bound)
             estimates.append(best.estimate)
             bounds.append(best.bound)
             detected += any(result.violated for result in results)
-        rows.append({
-            "s": s, "true": item.truth(s=s).true_epsilon, "claim": claim.epsilon, "detected": detected,
-            "estimate": statistics.mean(estimates), "bound": statistics.mean(bounds),
-            "bound_min": min(bounds), "bound_max": max(bounds),
-        })
+        rows.append(
+            {
+                "s": s,
+                "true": item.truth(s=s).true_epsilon,
+                "claim": claim.epsilon,
+                "detected": detected,
+                "estimate": statistics.mean(estimates),
+                "bound": statistics.mean(bounds),
+                "bound_min": min(bounds),
+                "bound_max": max(bounds),
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -54,7 +67,13 @@ def plot(rows: list[dict], quick: bool) -> None:
     axis.plot(s, [row["true"] for row in rows], "k-", label="true $R_2$")
     axis.plot(s, [row["estimate"] for row in rows], "o--", label="estimate (mean)")
     axis.plot(s, [row["bound"] for row in rows], "s-", label="certified lower bound (mean)")
-    axis.fill_between(s, [row["bound_min"] for row in rows], [row["bound_max"] for row in rows], alpha=0.2, label="bound, min–max")
+    axis.fill_between(
+        s,
+        [row["bound_min"] for row in rows],
+        [row["bound_max"] for row in rows],
+        alpha=0.2,
+        label="bound, min–max",
+    )
     axis.axhline(rows[0]["claim"], color="r", linestyle=":", label="claimed $\\epsilon$")
     axis.set_xlabel("noise factor s")
     axis.set_ylabel("Rényi divergence, α = 2")
@@ -66,7 +85,9 @@ def plot(rows: list[dict], quick: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 runs, 2·10^4 samples, three values of s")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 runs, 2·10^4 samples, three values of s"
+    )
     args = parser.parse_args()
     runs, samples = (2, 20_000) if args.quick else (10, 1_000_000)
     factors = [0.5, 0.9, 1.0] if args.quick else FACTORS
@@ -81,12 +102,16 @@ def main() -> None:
         "| s | true R_2 | claimed ε | estimate | certified bound (min–max) | detections |",
         "|---:|---:|---:|---:|---|---:|",
         *[
-            f"| {row['s']} | {row['true']:.3f} | {row['claim']:.3f} | {row['estimate']:.3f} | "
-            f"{row['bound']:.3f} ({row['bound_min']:.3f}–{row['bound_max']:.3f}) | {row['detected']}/{runs} |"
+            f"| {row['s']} | {row['true']:.3f} | {row['claim']:.3f} | {row['estimate']:.3f} |"
+            f" {row['bound']:.3f} ({row['bound_min']:.3f}–{row['bound_max']:.3f}) |"
+            f" {row['detected']}/{runs} |"
             for row in rows
         ],
         "",
-        f"Detected in every run for s ≤ {max(caught) if caught else '—'} (the paper's Rényi tester: s ≤ 0.6);",
+        (
+            f"Detected in every run for s ≤ {max(caught) if caught else '—'} (the paper's Rényi"
+            " tester: s ≤ 0.6);"
+        ),
         "at s ≥ 1 the claim holds and any detection would be a false alarm.",
         "",
         "![ScaledGD](scaled_gd.png)",

@@ -24,37 +24,62 @@ from results_table import environment, write
 from dpfuzz import EstimationPolicy
 
 DEFAULT_SHARE = EstimationPolicy().search_share
-FULL_ROWS = ["SVT1", "SVT2", "SVT3", "SVT4", "SVT6", "ReportNoisyMax1", "ReportNoisyMax3", "Laplace"]
+FULL_ROWS = [
+    "SVT1",
+    "SVT2",
+    "SVT3",
+    "SVT4",
+    "SVT6",
+    "ReportNoisyMax1",
+    "ReportNoisyMax3",
+    "Laplace",
+]
 SHARES = [DEFAULT_SHARE, 0.25]
 
 
 def searched(name: str, share: float, seeds: range, max_draws: int) -> list[float]:
     """Certified ε when searching the row's domain with `share` of the draws on the search."""
     policy = EstimationPolicy(search_share=share)
-    return [timed_estimate(name, False, seed, max_draws=max_draws, policy=policy)[0] for seed in seeds]
+    return [
+        timed_estimate(name, False, seed, max_draws=max_draws, policy=policy)[0] for seed in seeds
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Laplace, seed 0, 6·10^5 draws")
     args = parser.parse_args()
-    names, seeds, max_draws = (["Laplace"], range(1), 600_000) if args.quick else (FULL_ROWS, range(3), 26_000_000)
+    names, seeds, max_draws = (
+        (["Laplace"], range(1), 600_000) if args.quick else (FULL_ROWS, range(3), 26_000_000)
+    )
     rows = []
     for name in names:
         sniper_epsilon = ROWS[name][4]
-        reference = f"DP-Sniper {sniper_epsilon:g}" if sniper_epsilon is not None else f"true {row_truth(name):g}"
+        reference = (
+            f"DP-Sniper {sniper_epsilon:g}"
+            if sniper_epsilon is not None
+            else f"true {row_truth(name):g}"
+        )
         for share in SHARES:
             bounds = searched(name, share, seeds, max_draws)
             rows.append(
-                f"| {name} | {reference} | {share:.0%}{' (default)' if share == DEFAULT_SHARE else ''} | "
-                f"{' / '.join(f'{bound:.4g}' for bound in bounds)} | {np.mean(bounds):.4g} | {min(bounds):.4g} |"
+                f"| {name} | {reference} |"
+                f" {share:.0%}{' (default)' if share == DEFAULT_SHARE else ''} |"
+                f" {' / '.join(f'{bound:.4g}' for bound in bounds)} | {np.mean(bounds):.4g} |"
+                f" {min(bounds):.4g} |"
             )
     lines = [
         "# The search's share of the draws in estimate_epsilon",
         "",
-        f"{environment()}; `estimate_epsilon(entry, domain, max_draws={max_draws:,}, seed=s)`, seeds "
-        f"{', '.join(map(str, seeds))}, searching the row's domain in `dpsniper_side_by_side.py` (10 pairs) with",
-        "`EstimationPolicy.search_share` of the draws on the search and the rest on the chosen pair.",
+        (
+            f"{environment()}; `estimate_epsilon(entry, domain, max_draws={max_draws:,}, seed=s)`,"
+            f" seeds {', '.join(map(str, seeds))}, searching the row's domain in"
+            " `dpsniper_side_by_side.py` (10 pairs) with"
+        ),
+        (
+            "`EstimationPolicy.search_share` of the draws on the search and the rest on the chosen"
+            " pair."
+        ),
         "",
         "| mechanism | reference | search share | ε ≥ per seed | mean | smallest |",
         "|---|---|---|---|---:|---:|",

@@ -1,8 +1,8 @@
 """Slow releases under a time budget (issue 64): does `max_seconds` bound the wall time, and is a
 blatant bug refuted in it?
 
-    python benchmarks/slow_releases.py           # 20, 150 and 2,000 calls/s, seeds 0-2 (about 13 min)
-    python benchmarks/slow_releases.py --quick   # 2,000 calls/s, 5 s budgets, seed 0 (CI)
+    python benchmarks/slow_releases.py           # 20, 150 and 2,000 calls/s, seeds 0-2 (about 13
+    min) python benchmarks/slow_releases.py --quick   # 2,000 calls/s, 5 s budgets, seed 0 (CI)
 
 A per-call release of ΣX + Lap(b), one output per call, each call held for 1/rate s of CPU (a busy
 wait: the machine is as loaded as by a real library), audited under `PureDP(1)` with
@@ -39,7 +39,9 @@ def row(rate: float, scale: float, max_seconds: float | None, seeds: range) -> s
     walls, refuted, bounds, powers = [], 0, [], 0
     for seed in seeds:
         began = time.perf_counter()
-        report = audit(slow_laplace(scale, rate), PureDP(1.0), domain, seed=seed, max_seconds=max_seconds)
+        report = audit(
+            slow_laplace(scale, rate), PureDP(1.0), domain, seed=seed, max_seconds=max_seconds
+        )
         walls.append(time.perf_counter() - began)
         refuted += report.violated
         bounds.append(report.epsilon_lower_bound or 0.0)
@@ -47,8 +49,9 @@ def row(rate: float, scale: float, max_seconds: float | None, seeds: range) -> s
     truth = "correct" if scale == 1.0 else "bug (ε = 2)"
     limit = max_seconds or AuditPolicy().slow_max_seconds
     return (
-        f"| {rate:,.0f} | {truth} | {max_seconds or 'none'} | {refuted} of {len(walls)} | {np.median(bounds):.3f} | "
-        f"{powers} of {len(walls)} | {max(walls):.1f} | {max(walls) / limit:.3f} |"
+        f"| {rate:,.0f} | {truth} | {max_seconds or 'none'} | {refuted} of {len(walls)} |"
+        f" {np.median(bounds):.3f} | {powers} of {len(walls)} | {max(walls):.1f} |"
+        f" {max(walls) / limit:.3f} |"
     )
 
 
@@ -59,14 +62,28 @@ def main() -> None:
     if args.quick:
         cases, seeds = [(2_000, 0.5, 5.0), (2_000, 1.0, 5.0)], range(1)
     else:
-        cases, seeds = [(150, 0.5, 60.0), (150, 1.0, 30.0), (20, 1.0, 60.0), (2_000, 1.0, None)], range(3)
+        cases, seeds = (
+            [
+                (150, 0.5, 60.0),
+                (150, 1.0, 30.0),
+                (20, 1.0, 60.0),
+                (2_000, 1.0, None),
+            ],
+            range(3),
+        )
     rows = [row(rate, scale, seconds, seeds) for rate, scale, seconds in cases]
     lines = [
         "# Slow releases under max_seconds",
         "",
-        f"{environment()}; per-call Laplace sum, `PureDP(1)`, seeds {seeds.start}–{seeds.stop - 1}; the longest wall time over the seeds.",
+        (
+            f"{environment()}; per-call Laplace sum, `PureDP(1)`, seeds"
+            f" {seeds.start}–{seeds.stop - 1}; the longest wall time over the seeds."
+        ),
         "",
-        "| calls/s | release | max_seconds S | refuted | median ε ≥ | power stated | longest wall s | longest / S |",
+        (
+            "| calls/s | release | max_seconds S | refuted | median ε ≥ | power stated | longest"
+            " wall s | longest / S |"
+        ),
         "|---:|---|---:|---|---:|---|---:|---:|",
         *rows,
     ]

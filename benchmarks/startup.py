@@ -37,7 +37,9 @@ assert audit(leaky_sum, PureDP(1.0), Domain(max_size=3), seed=0).violated
 
 def seconds(command: list[str], cwd: Path | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - start
 
 
@@ -82,7 +84,10 @@ def main() -> None:
     lines = [
         "# Start-up cost",
         "",
-        f"{environment()}; median of {runs} runs, each in a fresh interpreter (wall clock, including",
+        (
+            f"{environment()}; median of {runs} runs, each in a fresh interpreter (wall clock,"
+            " including"
+        ),
         "the interpreter's own start-up, which the first row shows).",
         "",
         "| what | seconds | target |",

@@ -39,23 +39,55 @@ def noisy_counts(threshold: float):
 
 def noisy_label(scale: float):
     def release(dataset, rng):
-        scores = np.array([np.sum(dataset < 1 / 3), np.sum((dataset >= 1 / 3) & (dataset < 2 / 3)), np.sum(dataset >= 2 / 3)])
+        scores = np.array(
+            [
+                np.sum(dataset < 1 / 3),
+                np.sum((dataset >= 1 / 3) & (dataset < 2 / 3)),
+                np.sum(dataset >= 2 / 3),
+            ]
+        )
         return LABELS[int(np.argmax(scores + rng.laplace(0.0, scale, 3)))]
 
     return release
 
 
 ROWS = [
-    ("partition selection, every positive key", noisy_counts(0.0), ApproxDP(1.0, 1e-5), KEYS, "violates"),
-    ("partition selection, thresholded for δ", noisy_counts(1 + math.log(1 / 2e-5)), ApproxDP(1.0, 1e-5), KEYS, "satisfies"),
-    ("noisy arg-max label, Laplace(0.1)", noisy_label(0.1), PureDP(1.0), Domain(max_size=3), "violates"),
-    ("noisy arg-max label, Laplace(2)", noisy_label(2.0), PureDP(1.0), Domain(max_size=3), "satisfies"),
+    (
+        "partition selection, every positive key",
+        noisy_counts(0.0),
+        ApproxDP(1.0, 1e-5),
+        KEYS,
+        "violates",
+    ),
+    (
+        "partition selection, thresholded for δ",
+        noisy_counts(1 + math.log(1 / 2e-5)),
+        ApproxDP(1.0, 1e-5),
+        KEYS,
+        "satisfies",
+    ),
+    (
+        "noisy arg-max label, Laplace(0.1)",
+        noisy_label(0.1),
+        PureDP(1.0),
+        Domain(max_size=3),
+        "violates",
+    ),
+    (
+        "noisy arg-max label, Laplace(2)",
+        noisy_label(2.0),
+        PureDP(1.0),
+        Domain(max_size=3),
+        "satisfies",
+    ),
 ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 seeds per bug, 5 per correct release")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 seeds per bug, 5 per correct release"
+    )
     args = parser.parse_args()
     bug_seeds, correct_seeds = (2, 5) if args.quick else (10, 100)
     lines = []
@@ -68,18 +100,32 @@ def main() -> None:
             if report.violated:
                 events[report.verification.event] = events.get(report.verification.event, 0) + 1
         common = max(events, key=events.get) if events else "—"
-        what = f"{refuted} of {seeds} caught" if truth == "violates" else f"{refuted} of {seeds} false alarms"
-        lines.append(f"| {name} | {claim.describe()} | {truth} | {what} | {common} | {(time.perf_counter() - began) / seeds:.2f} |")
+        what = (
+            f"{refuted} of {seeds} caught"
+            if truth == "violates"
+            else f"{refuted} of {seeds} false alarms"
+        )
+        lines.append(
+            f"| {name} | {claim.describe()} | {truth} | {what} | {common} |"
+            f" {(time.perf_counter() - began) / seeds:.2f} |"
+        )
         print(lines[-1], flush=True)
-    write("structured_outputs", [
-        "# Structured outputs",
-        "",
-        f"{environment()}; `audit(structured(release), claim, domain, budget=\"quick\", seed=s)`, β = 0.05.",
-        "",
-        "| release | claim | truth | refuted | most common event | s per audit |",
-        "|---|---|---|---|---|---:|",
-        *lines,
-    ], args.quick)
+    write(
+        "structured_outputs",
+        [
+            "# Structured outputs",
+            "",
+            (
+                f'{environment()}; `audit(structured(release), claim, domain, budget="quick",'
+                " seed=s)`, β = 0.05."
+            ),
+            "",
+            "| release | claim | truth | refuted | most common event | s per audit |",
+            "|---|---|---|---|---|---:|",
+            *lines,
+        ],
+        args.quick,
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Seconds and bound of one estimate per tester vs samples per side, 1-D outputs (paper 002, Fig. 1a).
+"""Seconds and bound of one estimate per tester vs samples per side, 1-D outputs (paper 002, Fig.
+1a).
 
     python benchmarks/tester_speed.py           # n in {5·10^4, 10^5, 5·10^5, 10^6}, 3 repetitions
     python benchmarks/tester_speed.py --quick   # smoke test (CI)
@@ -34,7 +35,9 @@ def main() -> None:
         claim = RenyiDP(2.0, 0.1) if name == "renyi" else PureDP(0.5)
         # the bound column is H_{e^ε}, beside its true value: the event testers pick the event of
         # largest H, not (their audit default) the one that certifies the largest ε
-        tester = tester_class(name)(**({"objective": "divergence"} if name in EVENT_TESTERS else {}))
+        tester = tester_class(name)(
+            **({"objective": "divergence"} if name in EVENT_TESTERS else {})
+        )
         for n in sizes:
             seconds, bounds = [], []
             for seed in range(repetitions):
@@ -45,21 +48,39 @@ def main() -> None:
                 seconds.append(time.perf_counter() - start)
                 bounds.append(result.bound)
             curves.setdefault(name, []).append(statistics.median(seconds))
-            rows.append(f"| {name} | {n:,} | {statistics.median(seconds):.3f} | {np.mean(bounds):.4f} | {result.divergence} |")
+            rows.append(
+                f"| {name} | {n:,} | {statistics.median(seconds):.3f} | {np.mean(bounds):.4f} |"
+                f" {result.divergence} |"
+            )
     lines = [
         "# Tester speed",
         "",
         f"{environment()}; median seconds of {repetitions} run(s), mean bound.",
-        "Lap(0,1) vs Lap(1,1): H_{e^0.5} = 0.2212, R_2 = 0.6191, 2·TV = 0.7869 (bounds MMD) for the real-valued",
-        "laws. float_bits tests the float64 outputs, and numpy's Laplace sampler (x + textbook noise) leaks through",
-        "its bit patterns (Mironov 2012), so its bound may exceed the real-valued H: that is a true float-level finding.",
+        (
+            "Lap(0,1) vs Lap(1,1): H_{e^0.5} = 0.2212, R_2 = 0.6191, 2·TV = 0.7869 (bounds MMD) for"
+            " the real-valued"
+        ),
+        (
+            "laws. float_bits tests the float64 outputs, and numpy's Laplace sampler (x + textbook"
+            " noise) leaks through"
+        ),
+        (
+            "its bit patterns (Mironov 2012), so its bound may exceed the real-valued H: that is a"
+            " true float-level finding."
+        ),
         "",
         "| tester | samples per side | seconds | bound | divergence |",
         "|---|---:|---:|---:|---|",
         *rows,
         "",
-        "Paper 002 (§6.4, Fig. 1a) timed its testers on NonDPLaplace1 at 5·10^4 to 5·10^5 samples on a Colab CPU and",
-        "found its hockey-stick tester (a network trained for 30 epochs) the slowest; the figure's values are not in the text we hold.",
+        (
+            "Paper 002 (§6.4, Fig. 1a) timed its testers on NonDPLaplace1 at 5·10^4 to 5·10^5"
+            " samples on a Colab CPU and"
+        ),
+        (
+            "found its hockey-stick tester (a network trained for 30 epochs) the slowest; the"
+            " figure's values are not in the text we hold."
+        ),
         "",
         "![tester speed](tester_speed.png)",
     ]

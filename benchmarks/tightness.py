@@ -21,9 +21,9 @@ from results_table import both_directions, environment, save_figure, subplots, w
 from scipy.optimize import brentq
 
 from dpfuzz import ApproxDP, PureDP
+from dpfuzz.catalogue import entry
 from dpfuzz.divergences import gaussian_hockey_stick
 from dpfuzz.testers import HockeyStickTester
-from dpfuzz.catalogue import entry
 
 GAUSSIAN_DELTA = 1e-3
 
@@ -39,7 +39,11 @@ def setups():
     def catalogue_pair(name):
         item = entry(name)
         mechanism, witness = item(), item.witness()
-        return lambda n, rng: (mechanism(witness.d0, n, rng), mechanism(witness.d1, n, rng)), PureDP(1.0), item.truth().true_epsilon
+        return (
+            lambda n, rng: (mechanism(witness.d0, n, rng), mechanism(witness.d1, n, rng)),
+            PureDP(1.0),
+            item.truth().true_epsilon,
+        )
 
     true_gaussian = gaussian_epsilon(GAUSSIAN_DELTA)
     return {
@@ -58,7 +62,14 @@ def ratios(draw, claim, true_epsilon: float, samples: int, seeds: int) -> list[f
     for seed in range(seeds):
         rng = np.random.default_rng([seed, samples])
         samples0, samples1 = draw(samples, rng)
-        results = both_directions(HockeyStickTester(objective="epsilon", certificate="privacy_loss"), samples0, samples1, claim, 0.05, rng)
+        results = both_directions(
+            HockeyStickTester(objective="epsilon", certificate="privacy_loss"),
+            samples0,
+            samples1,
+            claim,
+            0.05,
+            rng,
+        )
         bound = max((result.epsilon_lower_bound or 0.0) for result in results)
         values.append(bound / true_epsilon)
     return values
@@ -77,7 +88,11 @@ def main() -> None:
             values = ratios(draw, claim, true_epsilon, samples, seeds)
             curves[name].append(statistics.mean(values))
             print(name, samples, values, flush=True)
-        table.append(f"| {name} | {true_epsilon:.4f} | " + " | ".join(f"{value:.3f}" for value in curves[name]) + " |")
+        table.append(
+            f"| {name} | {true_epsilon:.4f} | "
+            + " | ".join(f"{value:.3f}" for value in curves[name])
+            + " |"
+        )
 
     figure, axis = subplots(figsize=(6, 4))
     for name, values in curves.items():

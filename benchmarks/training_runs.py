@@ -45,9 +45,15 @@ def one_run_rows(bug: str | None, sizes: list[int], seeds: range) -> list[str]:
             cells = []
             for method in ("bits", "steinke"):
                 start = time.perf_counter()
-                results = [audit_one_run(run, run.claim, canaries=m, seed=seed, method=method) for seed in seeds]
+                results = [
+                    audit_one_run(run, run.claim, canaries=m, seed=seed, method=method)
+                    for seed in seeds
+                ]
                 seconds = (time.perf_counter() - start) / len(results)
-                bounds = [r.epsilon_lower_bound_gdp if method == "bits" else r.epsilon_lower_bound for r in results]
+                bounds = [
+                    r.epsilon_lower_bound_gdp if method == "bits" else r.epsilon_lower_bound
+                    for r in results
+                ]
                 refuted = sum(r.violated for r in results)
                 cells.append(f"{np.median(bounds):.3g} | {refuted}/{len(results)} | {seconds:.2f}")
             rows.append(f"| {epsilon:g} | {m:,} | {' | '.join(cells)} |")
@@ -71,7 +77,10 @@ def opacus_rows(m: int, seeds: range) -> list[str]:
             results = [audit_one_run(run, run.claim, canaries=m, seed=seed) for seed in seeds]
             seconds = (time.perf_counter() - start) / len(results)
             bounds = [r.epsilon_lower_bound_gdp for r in results]
-            cells.append(f"{np.median(bounds):.3g} | {sum(r.violated for r in results)}/{len(results)} | {seconds:.1f}")
+            cells.append(
+                f"{np.median(bounds):.3g} | {sum(r.violated for r in results)}/{len(results)} |"
+                f" {seconds:.1f}"
+            )
         rows.append(f"| {epsilon:g} ({run.claim.describe()}) | {m:,} | {' | '.join(cells)} |")
     return rows
 
@@ -92,9 +101,18 @@ def profile_rows(run_counts: list[int]) -> list[str]:
     subsampled = dp_accounting.pld.PLDAccountant()
     subsampled.compose(dp_accounting.PoissonSampledDpEvent(0.5, dp_accounting.GaussianDpEvent(1.0)))
     cases = [
-        ("DPSGD black box (σ = 2, T = 3)", "DPSGD", {"release": "black_box"}, entry("DPSGD").claim().epsilon),
-        ("Poisson-subsampled Gaussian (q = 0.5, σ = 1, 1 step)", "PoissonSubsampledGaussian",
-         {"q": 0.5, "sigma": 1.0, "steps": 1}, subsampled.get_epsilon(DELTA)),
+        (
+            "DPSGD black box (σ = 2, T = 3)",
+            "DPSGD",
+            {"release": "black_box"},
+            entry("DPSGD").claim().epsilon,
+        ),
+        (
+            "Poisson-subsampled Gaussian (q = 0.5, σ = 1, 1 step)",
+            "PoissonSubsampledGaussian",
+            {"q": 0.5, "sigma": 1.0, "steps": 1},
+            subsampled.get_epsilon(DELTA),
+        ),
     ]
     rows = []
     for label, name, params, accountant in cases:
@@ -104,8 +122,9 @@ def profile_rows(run_counts: list[int]) -> list[str]:
             seconds = time.perf_counter() - start
             certified_gdp, heuristic = profile.gdp_epsilon(DELTA)
             rows.append(
-                f"| {label} | {accountant:.3g} | {runs:,} | {profile.tv_lower:.3g} | {profile.epsilon_lower(DELTA):.3g} | "
-                f"{certified_gdp:.3g} | {heuristic:.3g} | {seconds:.2f} |"
+                f"| {label} | {accountant:.3g} | {runs:,} | {profile.tv_lower:.3g} |"
+                f" {profile.epsilon_lower(DELTA):.3g} | {certified_gdp:.3g} | {heuristic:.3g} |"
+                f" {seconds:.2f} |"
             )
     return rows
 
@@ -116,11 +135,17 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [100] if args.quick else [1_000, 10_000]
     seeds = range(2 if args.quick else 5)
-    header = "| claimed ε | canaries m | bits ε ≥ (median) | refuted | s | steinke ε ≥ (median) | refuted | s |"
+    header = (
+        "| claimed ε | canaries m | bits ε ≥ (median) | refuted | s | steinke ε ≥ (median) |"
+        " refuted | s |"
+    )
     lines = [
         "# Auditing DP-SGD: one run (paper 003) and final-model scores (papers 000/001)",
         "",
-        f"{environment()}; β = 0.05, δ = 10^-5, T = {STEPS} full-batch steps, {len(seeds)} seeds per cell.",
+        (
+            f"{environment()}; β = 0.05, δ = 10^-5, T = {STEPS} full-batch steps, {len(seeds)}"
+            " seeds per cell."
+        ),
         "",
         "## Correct DP-SGD, white box, one run (Figure 9 analogue)",
         "",
@@ -134,15 +159,24 @@ def main() -> None:
         "|---:|---:|---:|---|---:|---:|---|---:|",
         *one_run_rows("scale_before_clip", sizes[:1], seeds),
         "",
-        "## The same on Opacus: one run, white box (claim: Opacus' PRV accountant's ε at δ read as μ-GDP)",
+        (
+            "## The same on Opacus: one run, white box (claim: Opacus' PRV accountant's ε at δ read"
+            " as μ-GDP)"
+        ),
         "",
-        "| claimed ε (μ) | canaries m | correct: bits ε ≥ (median) | refuted | s | half the noise: bits ε ≥ | refuted | s |",
+        (
+            "| claimed ε (μ) | canaries m | correct: bits ε ≥ (median) | refuted | s | half the"
+            " noise: bits ε ≥ | refuted | s |"
+        ),
         "|---:|---:|---:|---|---:|---:|---|---:|",
         *opacus_rows(sizes[0], seeds),
         "",
         "## ε from final-model scores against the accountant (papers 000/001)",
         "",
-        "| mechanism | accountant ε | runs per side | TV ≥ | profile: ε ≥ | GDP from certified TV: ε ≥ (if Gaussian) | GDP from plug-in TV: ε ≈ (heuristic) | s |",
+        (
+            "| mechanism | accountant ε | runs per side | TV ≥ | profile: ε ≥ | GDP from certified"
+            " TV: ε ≥ (if Gaussian) | GDP from plug-in TV: ε ≈ (heuristic) | s |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|",
         *profile_rows([1_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]),
     ]

@@ -27,8 +27,8 @@ import time
 from results_table import environment, results_path, write
 
 from dpfuzz import RandomFinder, audit
-from dpfuzz.finders import make_finder
 from dpfuzz.catalogue import catalogue
+from dpfuzz.finders import make_finder
 
 
 def finder(name: str):
@@ -37,8 +37,16 @@ def finder(name: str):
 
 def refutes(item, name: str, seed: int, trials: int) -> tuple[bool, list[float]]:
     report = audit(
-        item(), item.claim(), item.domain(), tester=item.tester, finder=finder(name), trials=trials,
-        samples=20_000, verify_samples=100_000, seed=seed, sampling="fixed",
+        item(),
+        item.claim(),
+        item.domain(),
+        tester=item.tester,
+        finder=finder(name),
+        trials=trials,
+        samples=20_000,
+        verify_samples=100_000,
+        seed=seed,
+        sampling="fixed",
     )
     return report.violated, [record.score for record in report.history if record.round == 0]
 
@@ -76,7 +84,9 @@ def cell(trials: list[int | None], cap: int, seconds: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two entries, two finders, one seed, cap 5")
+    parser.add_argument(
+        "--quick", action="store_true", help="two entries, two finders, one seed, cap 5"
+    )
     parser.add_argument("--finders", default=",".join(ORDER))
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--cap", type=int, default=50)
@@ -94,29 +104,59 @@ def main() -> None:
         for item in entries:
             start = time.perf_counter()
             found = [trials_to_refute(item, name, seed, cap) for seed in range(seeds)]
-            columns[name]["entries"][item.name] = {"trials": found, "seconds": time.perf_counter() - start}
+            columns[name]["entries"][item.name] = {
+                "trials": found,
+                "seconds": time.perf_counter() - start,
+            }
             store.write_text(json.dumps(columns, indent=1))  # a finished cell is never lost
-            print(item.name, name, cell(found, cap, columns[name]["entries"][item.name]["seconds"]), flush=True)
-    shown = [name for name in ORDER if columns.get(name, {}).get("seeds") == seeds and columns[name]["cap"] == cap]
+            print(
+                item.name,
+                name,
+                cell(found, cap, columns[name]["entries"][item.name]["seconds"]),
+                flush=True,
+            )
+    shown = [
+        name
+        for name in ORDER
+        if columns.get(name, {}).get("seeds") == seeds and columns[name]["cap"] == cap
+    ]
     rows = [
         f"| {item.name} | "
-        + " | ".join(cell(**columns[name]["entries"][item.name], cap=cap) if item.name in columns[name]["entries"] else "–" for name in shown)
+        + " | ".join(
+            (
+                cell(**columns[name]["entries"][item.name], cap=cap)
+                if item.name in columns[name]["entries"]
+                else "–"
+            )
+            for name in shown
+        )
         + " |"
         for item in entries
     ]
     lines = [
         "# Trials to refute (paper 002, Table 2 analogue)",
         "",
-        f"{environment()}. Mean over {seeds} seed(s) of the trials until the audit refutes the claim,",
+        (
+            f"{environment()}. Mean over {seeds} seed(s) of the trials until the audit refutes the"
+            " claim,"
+        ),
         f"capped at {cap} (a miss counts as {cap}); then the seconds for all seeds.",
-        "Measured per finder on: " + "; ".join(f"{name} {columns[name]['date'].split(',')[0]}" for name in shown) + ".",
+        "Measured per finder on: "
+        + "; ".join(f"{name} {columns[name]['date'].split(',')[0]}" for name in shown)
+        + ".",
         "",
         "| mechanism | " + " | ".join(shown) + " |",
         "|---|" + "---|" * len(shown),
         *rows,
         "",
-        "Published (paper 002, Table 2, n = 500,000, ε = 0.01): with the GP bandit, random or grid finder and any",
-        "tester, SVT3, SVT4, SVT5 and SVT6 were never found in 50 trials (50.0 in every cell); by tester and finder,",
+        (
+            "Published (paper 002, Table 2, n = 500,000, ε = 0.01): with the GP bandit, random or"
+            " grid finder and any"
+        ),
+        (
+            "tester, SVT3, SVT4, SVT5 and SVT6 were never found in 50 trials (50.0 in every cell);"
+            " by tester and finder,"
+        ),
         "NonDPLaplace2 took 1.5–50 trials and NonDPGaussian2 1.2–50.",
     ]
     write("trials_to_find", lines, args.quick)

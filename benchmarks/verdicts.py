@@ -32,12 +32,21 @@ def gaussian_sum(scale: float):
 
 
 RELEASES = {"half noise (bug)": gaussian_sum(0.5), "classic noise (correct)": gaussian_sum(1.0)}
-BUDGETS = {"quick": {"budget": "quick"}, "default": {}, "default, verify_samples=3,000,000": {"verify_samples": 3_000_000}}
+BUDGETS = {
+    "quick": {"budget": "quick"},
+    "default": {},
+    "default, verify_samples=3,000,000": {"verify_samples": 3_000_000},
+}
 
 
 def row(release: str, budget: str, seeds: range) -> str:
     began = time.perf_counter()
-    reports = [audit(RELEASES[release], ApproxDP(1.0, 1e-5), Domain(max_size=5), seed=seed, **BUDGETS[budget]) for seed in seeds]
+    reports = [
+        audit(
+            RELEASES[release], ApproxDP(1.0, 1e-5), Domain(max_size=5), seed=seed, **BUDGETS[budget]
+        )
+        for seed in seeds
+    ]
     counts = [sum(report.verdict is verdict for report in reports) for verdict in Verdict]
     seconds = (time.perf_counter() - began) / len(reports)
     return f"| {release} | {budget} | {' | '.join(map(str, counts))} | {seconds:.1f} |"
@@ -52,7 +61,10 @@ def main() -> None:
     lines = [
         "# Verdicts of a Gaussian sum claiming (1, 1e-5)",
         "",
-        f"{environment()}; `audit(mechanism, ApproxDP(1, 1e-5), Domain(max_size=5), seed=s)`, seeds 0–{len(seeds) - 1}, β = 0.05.",
+        (
+            f"{environment()}; `audit(mechanism, ApproxDP(1, 1e-5), Domain(max_size=5), seed=s)`,"
+            f" seeds 0–{len(seeds) - 1}, β = 0.05."
+        ),
         "",
         "| release | budget | violated | not refuted | inconclusive | s per audit |",
         "|---|---|---:|---:|---:|---:|",

@@ -5,7 +5,6 @@ argument parser's own help; ``<!-- decision-records -->`` the list of docs/decis
 from __future__ import annotations
 
 import argparse
-
 from pathlib import Path
 
 MARKER = "<!-- cli-help -->"
@@ -14,7 +13,8 @@ RESULTS = "<!-- benchmark-results -->"
 
 
 def benchmark_results(root: Path) -> str:
-    """benchmarks/RESULTS.md one heading level down, its plots as data URIs (they live outside docs/)."""
+    """benchmarks/RESULTS.md one heading level down, its plots as data URIs (they live outside
+    docs/)."""
     import base64
     import re
 
@@ -34,7 +34,10 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = markdown.replace(RESULTS, benchmark_results(Path(config["docs_dir"]).parent))
     if RECORDS in markdown:
         records = sorted((Path(config["docs_dir"]) / "decisions").glob("*.md"))
-        items = [f"- [{path.read_text().splitlines()[0].lstrip('# ')}](../decisions/{path.name})" for path in records]
+        items = [
+            f"- [{path.read_text().splitlines()[0].lstrip('# ')}](../decisions/{path.name})"
+            for path in records
+        ]
         markdown = markdown.replace(RECORDS, "\n".join(items))
     if MARKER not in markdown:
         return markdown
@@ -51,7 +54,10 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
                 sections.append((f"dpfuzz {name}", sub))
                 for inner in sub._actions:
                     if isinstance(inner, argparse._SubParsersAction):
-                        sections += [(f"dpfuzz {name} {child}", grand) for child, grand in inner.choices.items()]
+                        sections += [
+                            (f"dpfuzz {name} {child}", grand)
+                            for child, grand in inner.choices.items()
+                        ]
     seen, text = set(), []
     for title, sub in sections:
         if id(sub) in seen:  # aliases (catalog) share a parser

@@ -1,7 +1,7 @@
 """dpfuzz: find differential-privacy bugs in mechanisms you can only run.
 
->>> from dpfuzz import audit, Domain, PureDP
->>> report = audit(mechanism, PureDP(epsilon=1.0), Domain(low=0.0, high=1.0), seed=0)  # doctest: +SKIP
+>>> from dpfuzz import audit, Domain, PureDP >>> report = audit(mechanism, PureDP(epsilon=1.0),
+Domain(low=0.0, high=1.0), seed=0)  # doctest: +SKIP
 
 Every name below is imported on first use (PEP 562), so ``import dpfuzz`` costs little and the
 pytest plugin adds nothing to a project without DP tests.
@@ -98,9 +98,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.engine.policy import AuditPolicy, EstimationPolicy
     from dpfuzz.engine.stops import StopReason
     from dpfuzz.engine.verdict import Verdict
-    from dpfuzz.estimate_report import EpsilonEstimate
-    from dpfuzz.estimation import estimate_epsilon
-    from dpfuzz.one_run import OneRunAudit, audit_one_run
     from dpfuzz.errors import (
         ConfigError,
         DPFuzzError,
@@ -110,8 +107,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
         UnsupportedClaimError,
         UnsupportedOutputError,
     )
+    from dpfuzz.estimate_report import EpsilonEstimate
+    from dpfuzz.estimation import estimate_epsilon
     from dpfuzz.finders import BaseFinder, Finder
     from dpfuzz.mechanism import Mechanism, per_call
+    from dpfuzz.one_run import OneRunAudit, audit_one_run
     from dpfuzz.outputs import structured
     from dpfuzz.relations import AddRemove, Linf, Relation, Substitute
     from dpfuzz.report import AuditReport, TrialRecord

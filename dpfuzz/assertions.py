@@ -64,19 +64,31 @@ def assert_dp(
 def violation_message(report: AuditReport) -> str:
     """What a maintainer needs to understand and reproduce a refutation."""
     result = report.verification
-    epsilon = "none certified" if report.epsilon_lower_bound is None else f">= {report.epsilon_lower_bound:.4g}"
+    epsilon = (
+        "none certified"
+        if report.epsilon_lower_bound is None
+        else f">= {report.epsilon_lower_bound:.4g}"
+    )
     difference, d0, d1 = report.domain.describe_pair(report.witness)
     lines = [
-        f"dpfuzz: {report.mechanism} violates {report.claim.describe()} "
-        f"(certified with confidence {1 - report.beta:g}; false-alarm probability <= {report.beta:g})",
+        (
+            f"dpfuzz: {report.mechanism} violates {report.claim.describe()} (certified with"
+            f" confidence {1 - report.beta:g}; false-alarm probability <= {report.beta:g})"
+        ),
         f"  witness    {difference}",
         f"             {d0}",
         f"             {d1}",
-        f"  bound      {result.divergence} >= {result.bound:.6g}, the claim allows {result.threshold:.6g}",
+        (
+            f"  bound      {result.divergence} >= {result.bound:.6g}, the claim allows"
+            f" {result.threshold:.6g}"
+        ),
         f"  epsilon    {epsilon} (claimed {getattr(report.claim, 'epsilon', '?')})",
         f"  event      {result.event}",
-        f"  audit      tester {report.tester}, finder {report.finder}, {report.trials} trial(s), "
-        f"{report.draws:,} outputs drawn, verified on {result.num_samples[0]:,} per side",
+        (
+            f"  audit      tester {report.tester}, finder {report.finder}, {report.trials}"
+            f" trial(s), {report.draws:,} outputs drawn, verified on {result.num_samples[0]:,} per"
+            " side"
+        ),
         f"  reproduce  seed={report.seed}" + (f"; {report.reproduce}" if report.reproduce else ""),
     ]
     return "\n".join(lines)
@@ -84,8 +96,13 @@ def violation_message(report: AuditReport) -> str:
 
 def inconclusive_message(report: AuditReport) -> str:
     """Why the audit could not test the claim, what it could see, and how to rerun it."""
-    lines = [f"dpfuzz: {report.mechanism} against {report.claim.describe()}: inconclusive", f"  why        {report.inconclusive}"]
+    lines = [
+        f"dpfuzz: {report.mechanism} against {report.claim.describe()}: inconclusive",
+        f"  why        {report.inconclusive}",
+    ]
     if report.tested and report.power_text():
         lines.append(f"  power      {report.power_text()}")
-    lines.append(f"  reproduce  seed={report.seed}" + (f"; {report.reproduce}" if report.reproduce else ""))
+    lines.append(
+        f"  reproduce  seed={report.seed}" + (f"; {report.reproduce}" if report.reproduce else "")
+    )
     return "\n".join(lines)

@@ -18,7 +18,7 @@ probability at most β for the whole audit (docs/explanation/statistics.md).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from dpfuzz.claims import Claim
 from dpfuzz.domain import Domain
@@ -65,30 +65,49 @@ def audit(
     """
     settings = AuditSettings.build(settings, **options)
     if not isinstance(claim, Claim):
-        fix = f" For ε = {claim:g}, pass PureDP(epsilon={claim:g})." if isinstance(claim, (int, float)) else ""
+        fix = (
+            f" For ε = {claim:g}, pass PureDP(epsilon={claim:g})."
+            if isinstance(claim, (int, float))
+            else ""
+        )
         raise InvalidArgument(
-            f"claim must be a dpfuzz claim (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP), got {claim!r}.{fix}"
+            "claim must be a dpfuzz claim (PureDP, ApproxDP, RenyiDP, GaussianDP,"
+            f" ZeroConcentratedDP), got {claim!r}.{fix}"
         )
     if not isinstance(domain, Domain):
         raise InvalidArgument(f"domain must be a dpfuzz.Domain, got {type(domain).__name__}.")
     if policy is not None and not isinstance(policy, AuditPolicy):
-        raise InvalidArgument(f"policy must be a dpfuzz.AuditPolicy, got {type(policy).__name__}; build one with AuditPolicy(field=value, ...).")
+        raise InvalidArgument(
+            f"policy must be a dpfuzz.AuditPolicy, got {type(policy).__name__}; build one with"
+            " AuditPolicy(field=value, ...)."
+        )
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
     check_memory(settings)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
-    budget = Budget(mechanism, settings.max_draws or fixed_total, settings.max_seconds, call_timeout=settings.call_timeout)
+    budget = Budget(
+        mechanism,
+        settings.max_draws or fixed_total,
+        settings.max_seconds,
+        call_timeout=settings.call_timeout,
+    )
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
     check_max_draws(settings, run.policy)
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:
-        probed = probe(run, min(run.policy.probe_samples, settings.samples), run.policy.slow_max_seconds if unbounded else settings.max_seconds)
+        probed = probe(
+            run,
+            min(run.policy.probe_samples, settings.samples),
+            run.policy.slow_max_seconds if unbounded else settings.max_seconds,
+        )
         check_memory(settings, probed.samples)
         if unbounded:
             limit_slow_release(run)
         tester = audit_tester(settings, claim, probed.samples, mechanism)
         fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
-        return search_and_certify(run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed)
+        return search_and_certify(
+            run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed
+        )
     except MechanismTooSlow as slow:
         return too_slow_report(run, settings, str(slow))
 
@@ -102,10 +121,22 @@ def check_memory(settings: AuditSettings, outputs=None) -> None:
     half this machine's memory (`Domain` refuses datasets that would); the error names the
     setting and the memory it needs."""
     values = 1 if outputs is None else max(int(outputs[0].size), 1)
-    check_affordable([
-        ("trials", settings.trials, settings.trials * TRIAL_BYTES, "the search's trial records"),
-        ("samples", settings.samples, 2 * settings.samples * values * 8, f"a pair's outputs ({values:,} value{'s' if values > 1 else ''} each)"),
-    ])
+    check_affordable(
+        [
+            (
+                "trials",
+                settings.trials,
+                settings.trials * TRIAL_BYTES,
+                "the search's trial records",
+            ),
+            (
+                "samples",
+                settings.samples,
+                2 * settings.samples * values * 8,
+                f"a pair's outputs ({values:,} value{'s' if values > 1 else ''} each)",
+            ),
+        ]
+    )
 
 
 def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
@@ -113,9 +144,9 @@ def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
     smallest = policy.smallest_audit_draws
     if settings.max_draws is not None and settings.max_draws < smallest:
         raise InvalidArgument(
-            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws (the probe's "
-            f"{policy.probe_draws:,}, then {policy.min_start:,} outputs per side for one pair and for its "
-            f"verification): give max_draws >= {smallest:,}."
+            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws"
+            f" (the probe's {policy.probe_draws:,}, then {policy.min_start:,} outputs per side for"
+            f" one pair and for its verification): give max_draws >= {smallest:,}."
         )
 
 
@@ -127,10 +158,11 @@ def limit_slow_release(run: Run) -> None:
     if planned > limit:
         budget.limit_time(limit)
         run.note(
-            f"the mechanism draws about {budget.rate:,.0f} outputs per second, so this budget's {budget.max_draws:,} "
-            f"draws would take about {planned / 60:,.0f} min: the audit is limited to max_seconds={limit:g} "
-            "(AuditPolicy.slow_max_seconds), and a rerun with the same seed may draw differently. Give max_seconds "
-            "or max_draws to choose its budget."
+            f"the mechanism draws about {budget.rate:,.0f} outputs per second, so this budget's"
+            f" {budget.max_draws:,} draws would take about {planned / 60:,.0f} min: the audit is"
+            f" limited to max_seconds={limit:g} (AuditPolicy.slow_max_seconds), and a rerun with"
+            " the same seed may draw differently. Give max_seconds or max_draws to choose its"
+            " budget."
         )
 
 

@@ -17,14 +17,13 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     entry = "SVT3"              # a catalogue entry …
     params = { epsilon = 0.5, form = "dataset" }
 
-    [[target]]
-    mechanism = "my_module:make_mechanism"        # … or your own factory / mechanism
-    params = { bins = 8 }                         # factory parameters (checked against its signature)
-    claim = { type = "PureDP", epsilon = 1.0 }
-    domain = { low = 0.0, high = 1.0, max_size = 10 }
-    truth = "satisfies"         # optional: what you expect, for the report's verdicts
-    per_call = false            # true: the mechanism is (dataset, rng) -> one output, or a factory of one
-    structured = false          # true: its outputs are dicts, categories, tuples, … (dpfuzz.outputs)
+    [[target]] mechanism = "my_module:make_mechanism"        # … or your own factory / mechanism
+    params = { bins = 8 }                         # factory parameters (checked against its
+    signature) claim = { type = "PureDP", epsilon = 1.0 } domain = { low = 0.0, high = 1.0, max_size
+    = 10 } truth = "satisfies"         # optional: what you expect, for the report's verdicts
+    per_call = false            # true: the mechanism is (dataset, rng) -> one output, or a factory
+    of one structured = false          # true: its outputs are dicts, categories, tuples, …
+    (dpfuzz.outputs)
 
     [[target]]
     catalogue = true            # every catalogue entry at its defaults
@@ -45,9 +44,9 @@ import hashlib
 import json
 import time
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from dpfuzz.cluster import WORKER_WAIT
 from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing, TargetBuildError
@@ -57,14 +56,40 @@ from dpfuzz.validation import check_choice, check_keys, unknown_keys
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
-_TOP_KEYS = ("budget", "seeds", "finders", "tester", "target", "allow_inconclusive", "audit_timeout", *SETTING_KEYS)
+_TOP_KEYS = (
+    "budget",
+    "seeds",
+    "finders",
+    "tester",
+    "target",
+    "allow_inconclusive",
+    "audit_timeout",
+    *SETTING_KEYS,
+)
 AUDIT_TIMEOUT = 1800.0  # seconds an audit of a campaign may run by default: a nightly run's bound
-_TABLES = {"params": "params = { epsilon = 0.5 }", "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
-           "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }"}
-_TARGET_KEYS = ("entry", "mechanism", "library", "params", "claim", "domain", "truth", "tester", "catalogue", "name", "per_call", "structured")
+_TABLES = {
+    "params": "params = { epsilon = 0.5 }",
+    "claim": 'claim = { type = "PureDP", epsilon = 1.0 }',
+    "domain": "domain = { low = 0.0, high = 1.0, max_size = 10 }",
+}
+_TARGET_KEYS = (
+    "entry",
+    "mechanism",
+    "library",
+    "params",
+    "claim",
+    "domain",
+    "truth",
+    "tester",
+    "catalogue",
+    "name",
+    "per_call",
+    "structured",
+)
 TRUTHS = ("satisfies", "violates")
-_TARGET_TYPES = {key: "a string" for key in ("entry", "mechanism", "library", "truth", "tester", "name")} | {
-    key: "true or false" for key in ("catalogue", "per_call", "structured")}
+_TARGET_TYPES = {
+    key: "a string" for key in ("entry", "mechanism", "library", "truth", "tester", "name")
+} | {key: "true or false" for key in ("catalogue", "per_call", "structured")}
 
 
 @dataclass(frozen=True)
@@ -91,15 +116,34 @@ class Target:
 
         if self.entry is not None:  # the entry's claim and domain unless the config overrides them
             claim = claim_from_dict(self.claim) if self.claim else None
-            resolved = resolve(self.entry, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
-        elif self.library is not None:  # the library's claim and domain unless the config overrides them
+            resolved = resolve(
+                self.entry,
+                params=self.params,
+                claim=claim,
+                domain=self._domain() if self.domain else None,
+            )
+        elif (
+            self.library is not None
+        ):  # the library's claim and domain unless the config overrides them
             claim = claim_from_dict(self.claim) if self.claim else None
-            resolved = resolve(self.library, params=self.params, claim=claim, domain=self._domain() if self.domain else None)
+            resolved = resolve(
+                self.library,
+                params=self.params,
+                claim=claim,
+                domain=self._domain() if self.domain else None,
+            )
         else:
             claim = claim_from_dict(self.claim)
-            resolved = resolve(self.mechanism, params=self.params, claim=claim, domain=self._domain(), per_call=self.per_call,
-                               structured=self.structured)
-        overridden = self.entry is not None and (self.claim or self.domain)  # the entry's truth is for its own
+            resolved = resolve(
+                self.mechanism,
+                params=self.params,
+                claim=claim,
+                domain=self._domain(),
+                per_call=self.per_call,
+                structured=self.structured,
+            )
+        # the entry's truth is for its own
+        overridden = self.entry is not None and (self.claim or self.domain)
         truth = self.truth or (None if overridden else resolved.truth)
         return dataclasses.replace(resolved, name=self.name, truth=truth)
 
@@ -109,15 +153,23 @@ class Target:
 
         table = {} if self.domain is None else self.domain
         if not isinstance(table, dict):
-            raise ConfigError(f"domain must be a table, e.g. domain = {{ low = 0.0, high = 1.0, max_size = 10 }}; got {table!r}.")
-        check_keys(table, [field.name for field in dataclasses.fields(Domain) if field.init], "domain")
+            raise ConfigError(
+                "domain must be a table, e.g. domain = { low = 0.0, high = 1.0, max_size = 10 };"
+                f" got {table!r}."
+            )
+        check_keys(
+            table, [field.name for field in dataclasses.fields(Domain) if field.init], "domain"
+        )
         return Domain(**table)
 
     def content(self) -> dict:
         """Everything that defines the target, for keys (the display name excluded)."""
         data = dataclasses.asdict(self)
         data.pop("name")
-        for flag in ("per_call", "structured"):  # keys of targets written before the fields existed stay the same
+        for flag in (
+            "per_call",
+            "structured",
+        ):  # keys of targets written before the fields existed stay the same
             if not data[flag]:
                 data.pop(flag)
         return data
@@ -150,21 +202,36 @@ class AuditSpec:
             "budget": self.budget,
             "settings": self.settings,
         }
-        return hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return hashlib.sha256(
+            json.dumps(definition, sort_keys=True, default=str).encode()
+        ).hexdigest()[:16]
 
     def command(self, target) -> str:
         """A ``dpfuzz audit`` command line that reruns this audit alone."""
         import shlex
 
-        parts = ["dpfuzz", "audit", self.target.entry or self.target.mechanism or self.target.library]
+        parts = [
+            "dpfuzz",
+            "audit",
+            self.target.entry or self.target.mechanism or self.target.library,
+        ]
         if self.target.mechanism is not None or self.target.claim:
-            parts += [f"--{name}={value}" for name, value in target.claim.to_dict().items() if name != "type"]
+            parts += [
+                f"--{name}={value}"
+                for name, value in target.claim.to_dict().items()
+                if name != "type"
+            ]
         for name, value in (self.target.domain or {}).items():
             parts.append(f"--{name.replace('_', '-')}={value}")
-        parts += [f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()]
+        parts += [
+            f"--param={name}={json.dumps(value)}" for name, value in self.target.params.items()
+        ]
         parts += ["--per-call"] if self.target.per_call else []
         parts += ["--structured"] if self.target.structured else []
-        parts += [f"--budget={self.budget}", f"--tester={target.tester if self.tester == 'entry' else self.tester}"]
+        parts += [
+            f"--budget={self.budget}",
+            f"--tester={target.tester if self.tester == 'entry' else self.tester}",
+        ]
         parts += [f"--finder={self.finder}", f"--seed={self.seed}"]
         parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
         return " ".join(shlex.quote(part) for part in parts)
@@ -172,12 +239,19 @@ class AuditSpec:
     def summary(self) -> dict:
         """The start of the audit's stored summary row: what identifies it."""
         return {
-            "key": self.key, "target": self.target.name, "params": self.target.params, "finder": self.finder, "seed": self.seed,
-            "truth": self.target.truth, "tester": self.tester,
+            "key": self.key,
+            "target": self.target.name,
+            "params": self.target.params,
+            "finder": self.finder,
+            "seed": self.seed,
+            "truth": self.target.truth,
+            "tester": self.tester,
         }
 
     def audit_settings(self, tester: str) -> AuditSettings:
-        return AuditSettings.build(budget=self.budget, tester=tester, finder=self.finder, seed=self.seed, **self.settings)
+        return AuditSettings.build(
+            budget=self.budget, tester=tester, finder=self.finder, seed=self.seed, **self.settings
+        )
 
 
 @dataclass(frozen=True)
@@ -193,34 +267,50 @@ class CampaignConfig:
 
     def audits(self) -> list[AuditSpec]:
         return [
-            AuditSpec(target, target.tester or self.tester, finder, seed, self.budget, dict(self.settings))
+            AuditSpec(
+                target, target.tester or self.tester, finder, seed, self.budget, dict(self.settings)
+            )
             for target in self.targets
             for finder in self.finders
             for seed in self.seeds
         ]
 
     def imports(self) -> list[str]:
-        """The ``module:attribute`` names its targets import (catalogue entries by bare name import none)."""
-        names = (target.entry or target.mechanism or target.library or "" for target in self.targets)
+        """The ``module:attribute`` names its targets import (catalogue entries by bare name import
+        none)."""
+        names = (
+            target.entry or target.mechanism or target.library or "" for target in self.targets
+        )
         return sorted({name for name in names if ":" in name})
 
     @property
     def beta(self) -> float:
-        return self.settings.get("beta", BUDGETS[self.budget].beta if self.budget in BUDGETS else 0.05)
+        return self.settings.get(
+            "beta", BUDGETS[self.budget].beta if self.budget in BUDGETS else 0.05
+        )
 
     def to_dict(self) -> dict:
         return {**dataclasses.asdict(self), "beta": self.beta}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CampaignConfig":
+    def from_dict(cls, data: dict) -> CampaignConfig:
         try:
             targets = tuple(Target(**target) for target in data["targets"])
             return cls(
-                targets, tuple(data["finders"]), tuple(data["seeds"]), data["budget"], data["tester"], dict(data["settings"]),
-                bool(data.get("allow_inconclusive", False)), float(data.get("audit_timeout", AUDIT_TIMEOUT)),
+                targets,
+                tuple(data["finders"]),
+                tuple(data["seeds"]),
+                data["budget"],
+                data["tester"],
+                dict(data["settings"]),
+                bool(data.get("allow_inconclusive", False)),
+                float(data.get("audit_timeout", AUDIT_TIMEOUT)),
             )
         except (KeyError, TypeError) as error:
-            raise ConfigError(f"this run's stored config was written by another dpfuzz version ({error}); start a new run.") from None
+            raise ConfigError(
+                f"this run's stored config was written by another dpfuzz version ({error}); start a"
+                " new run."
+            ) from None
 
 
 def catalogue_targets() -> list[Target]:
@@ -231,8 +321,13 @@ def catalogue_targets() -> list[Target]:
 
 def load_config(path: str | Path | None) -> CampaignConfig:
     """The config in a TOML file, or the default (whole catalogue); validated before returning."""
-    if path is None:  # the catalogue's (ε, δ) entries need more outputs than the default budget's to test δ
-        config = CampaignConfig(targets=tuple(catalogue_targets()), budget="default", allow_inconclusive=True)  # 0025
+    if (
+        path is None
+    ):  # the catalogue's (ε, δ) entries need more outputs than the default budget's to test δ
+        # 0025
+        config = CampaignConfig(
+            targets=tuple(catalogue_targets()), budget="default", allow_inconclusive=True
+        )
     else:
         try:
             data = tomllib.loads(Path(path).read_text())
@@ -249,7 +344,9 @@ def load_config(path: str | Path | None) -> CampaignConfig:
 
 def _is_table(value) -> bool:
     """A TOML table ([name]) or array of tables ([[name]])."""
-    return isinstance(value, dict) or (isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value))
+    return isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+    )
 
 
 def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
@@ -257,9 +354,10 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     tables = [key for key, value in data.items() if key not in _TOP_KEYS and _is_table(value)]
     problems = unknown_keys([key for key in data if key not in tables], _TOP_KEYS, "config")
     problems += [
-        f"config: unknown table {'[' + key + ']' if isinstance(data[key], dict) else '[[' + key + ']]'}: settings "
-        "(budget, seeds, finders, tester, trials, …) go at the top of the file, outside any table, and each target "
-        "is a [[target]] table"
+        "config: unknown table"
+        f" {'[' + key + ']' if isinstance(data[key], dict) else '[[' + key + ']]'}: settings"
+        " (budget, seeds, finders, tester, trials, …) go at the top of the file, outside any"
+        " table, and each target is a [[target]] table"
         for key in tables
     ]
     targets: list[Target] = []
@@ -270,40 +368,75 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     for index, raw in enumerate(raw_targets, start=1):
         where = f"target {index}"
         unknown = unknown_keys(raw, _TARGET_KEYS, where)
-        mistyped = [f"{where}: {key} must be {kind}, got {raw[key]!r}" for key, kind in _TARGET_TYPES.items()
-                    if key in raw and not isinstance(raw[key], str if kind == "a string" else bool)]
+        mistyped = [
+            f"{where}: {key} must be {kind}, got {raw[key]!r}"
+            for key, kind in _TARGET_TYPES.items()
+            if key in raw and not isinstance(raw[key], str if kind == "a string" else bool)
+        ]
         if unknown or mistyped:
             problems += unknown + mistyped
             continue
         if raw.get("catalogue"):
             targets.extend(catalogue_targets())
         elif sum(key in raw for key in ("entry", "mechanism", "library")) != 1:
-            problems.append(f"{where}: give exactly one of 'entry', 'mechanism', 'library' or 'catalogue = true'")
+            problems.append(
+                f"{where}: give exactly one of 'entry', 'mechanism', 'library' or 'catalogue ="
+                " true'"
+            )
         elif "mechanism" in raw and "claim" not in raw:
-            problems.append(f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim = {{ type = \"PureDP\", epsilon = 1.0 }}")
+            problems.append(
+                f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim"
+                ' = { type = "PureDP", epsilon = 1.0 }'
+            )
         else:
             name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
-            wrong = [f"{where} ({name}): {key} must be a table, e.g. {example}; got {raw[key]!r}"
-                     for key, example in _TABLES.items() if key in raw and not isinstance(raw[key], dict)]
+            wrong = [
+                f"{where} ({name}): {key} must be a table, e.g. {example}; got {raw[key]!r}"
+                for key, example in _TABLES.items()
+                if key in raw and not isinstance(raw[key], dict)
+            ]
             if wrong:
                 problems += wrong
                 continue
-            fields = {key: raw[key] for key in _TARGET_KEYS if key in raw and key not in ("params", "catalogue", "name")}
+            fields = {
+                key: raw[key]
+                for key in _TARGET_KEYS
+                if key in raw and key not in ("params", "catalogue", "name")
+            }
             targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
     if "target" in data and not raw_targets:
-        problems.append("'target = []' names no target: add [[target]] tables (catalogue = true audits the whole catalogue)")
+        problems.append(
+            "'target = []' names no target: add [[target]] tables (catalogue = true audits the"
+            " whole catalogue)"
+        )
     if not data:
-        problems.append("the config is empty: add [[target]] tables, or run without a config to audit the whole catalogue")
+        problems.append(
+            "the config is empty: add [[target]] tables, or run without a config to audit the whole"
+            " catalogue"
+        )
     if not targets and not problems:
         targets = catalogue_targets()
     seeds, finders = data.get("seeds", [0]), data.get("finders", ["random"])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(
+            isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds
+        )
+    ):
         problems.append(f"seeds must be a non-empty list of non-negative ints, got {seeds!r}")
         seeds = [0]
     from dpfuzz.finders import FINDER_NAMES
 
-    if not isinstance(finders, list) or not finders or not all(isinstance(finder, str) for finder in finders):
-        problems.append(f"finders must be a non-empty list of finder names ({', '.join(FINDER_NAMES)}), got {finders!r}")
+    if (
+        not isinstance(finders, list)
+        or not finders
+        or not all(isinstance(finder, str) for finder in finders)
+    ):
+        problems.append(
+            f"finders must be a non-empty list of finder names ({', '.join(FINDER_NAMES)}), got"
+            f" {finders!r}"
+        )
         finders = ["random"]
     settings = {key: data[key] for key in SETTING_KEYS if key in data}
     allow = data.get("allow_inconclusive", False)
@@ -315,7 +448,13 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
         problems.append(f"audit_timeout must be a positive number of seconds, got {timeout!r}")
         timeout = AUDIT_TIMEOUT
     config = CampaignConfig(
-        _distinct_names(targets), tuple(finders), tuple(seeds), data.get("budget", "quick"), data.get("tester", "entry"), settings, allow,
+        _distinct_names(targets),
+        tuple(finders),
+        tuple(seeds),
+        data.get("budget", "quick"),
+        data.get("tester", "entry"),
+        settings,
+        allow,
         float(timeout),
     )
     return config, problems
@@ -327,11 +466,17 @@ def _distinct_names(targets: list[Target]) -> tuple[Target, ...]:
     named = []
     for target in targets:
         seen[target.name] = seen.get(target.name, 0) + 1
-        named.append(target if seen[target.name] == 1 else dataclasses.replace(target, name=f"{target.name} #{seen[target.name]}"))
+        named.append(
+            target
+            if seen[target.name] == 1
+            else dataclasses.replace(target, name=f"{target.name} #{seen[target.name]}")
+        )
     return tuple(named)
 
 
-def validate(config: CampaignConfig, source: str = "the campaign config", problems: list[str] | None = None) -> None:
+def validate(
+    config: CampaignConfig, source: str = "the campaign config", problems: list[str] | None = None
+) -> None:
     """Build every target and settings value, so all problems (with those already found in
     `problems`) are reported together, before any audit starts."""
     from dpfuzz.auditing import check_max_draws, check_memory
@@ -359,16 +504,21 @@ def validate(config: CampaignConfig, source: str = "the campaign config", proble
             resolved = target.build()
             if tester not in ("entry", "auto"):
                 make_tester(tester, resolved.claim)
-        except (LibraryMissing, TargetBuildError):  # not config problems: the audit is skipped, or stored as an error
+        except (
+            LibraryMissing,
+            TargetBuildError,
+        ):  # not config problems: the audit is skipped, or stored as an error
             continue
         except DPFuzzError as error:
-            problems.append(str(error) if str(error).startswith(target.name) else f"{target.name}: {error}")
+            problems.append(
+                str(error) if str(error).startswith(target.name) else f"{target.name}: {error}"
+            )
     seen: dict[str, AuditSpec] = {}
     for spec in config.audits():
         if spec.digest in seen:
             problems.append(
-                f"{spec.target.name} is the same audit as {seen[spec.digest].target.name} (finder {spec.finder}, "
-                f"seed {spec.seed}): it is listed twice; remove one"
+                f"{spec.target.name} is the same audit as {seen[spec.digest].target.name} (finder"
+                f" {spec.finder}, seed {spec.seed}): it is listed twice; remove one"
             )
         seen.setdefault(spec.digest, spec)
     if problems:
@@ -389,15 +539,39 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         target = spec.target.build()
         tester = target.tester if spec.tester == "entry" else spec.tester
         claim = target.claim
-        summary.update(claim=claim.describe(), claim_type=type(claim).__name__, claimed_epsilon=getattr(claim, "epsilon", None), truth=target.truth, tester=tester)
+        summary.update(
+            claim=claim.describe(),
+            claim_type=type(claim).__name__,
+            claimed_epsilon=getattr(claim, "epsilon", None),
+            truth=target.truth,
+            tester=tester,
+        )
         report = audit(target.mechanism, claim, target.domain, spec.audit_settings(tester))
     except LibraryMissing as error:
         summary.update(claim="?", claimed_epsilon=None)
-        return spec.key, {**summary, "outcome": "skipped", "error": str(error), "seconds": time.perf_counter() - start}, None
+        return (
+            spec.key,
+            {
+                **summary,
+                "outcome": "skipped",
+                "error": str(error),
+                "seconds": time.perf_counter() - start,
+            },
+            None,
+        )
     except DPFuzzError as error:
         summary.setdefault("claim", "?")
         summary.setdefault("claimed_epsilon", None)
-        return spec.key, {**summary, "outcome": "error", "error": str(error), "seconds": time.perf_counter() - start}, None
+        return (
+            spec.key,
+            {
+                **summary,
+                "outcome": "error",
+                "error": str(error),
+                "seconds": time.perf_counter() - start,
+            },
+            None,
+        )
     summary.update(
         tester=report.tester,
         violated=report.violated,
@@ -448,7 +622,9 @@ def run_campaign(
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())
     finished = len(done)
-    for key, summary, report in _execute(pending, workers, scheduler, config.audit_timeout, worker_wait):
+    for key, summary, report in _execute(
+        pending, workers, scheduler, config.audit_timeout, worker_wait
+    ):
         store.record(run_id, key, summary, report)
         finished += 1
         if on_result is not None:
@@ -456,7 +632,13 @@ def run_campaign(
     return run_id
 
 
-def _execute(specs: list[AuditSpec], workers: int, scheduler: str | None, audit_timeout: float, worker_wait: float) -> Iterable[tuple]:
+def _execute(
+    specs: list[AuditSpec],
+    workers: int,
+    scheduler: str | None,
+    audit_timeout: float,
+    worker_wait: float,
+) -> Iterable[tuple]:
     if not specs:
         return
     if scheduler is not None:
@@ -474,7 +656,9 @@ def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> tuple[str, dict
     return run_in_subprocess(spec, audit_timeout, run_audit)
 
 
-def _execute_dask(specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float) -> Iterable[tuple]:
+def _execute_dask(
+    specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float
+) -> Iterable[tuple]:
     """Each audit a Dask task that runs it isolated; a task whose worker died is that audit's
     ``crashed`` outcome."""
     from dpfuzz.cluster import dask_client
@@ -483,14 +667,22 @@ def _execute_dask(specs: list[AuditSpec], scheduler: str, audit_timeout: float, 
     with dask_client(scheduler, worker_wait) as client:
         from dask.distributed import as_completed as dask_completed
 
-        futures = {client.submit(run_isolated_audit, spec, audit_timeout, pure=False, retries=0): spec for spec in specs}
+        futures = {
+            client.submit(run_isolated_audit, spec, audit_timeout, pure=False, retries=0): spec
+            for spec in specs
+        }
         started = time.monotonic()
         try:
             for future in dask_completed(futures):
                 try:
                     yield future.result()
-                except Exception as error:  # the worker running it died (KilledWorker), or the task was lost
-                    yield failed(futures[future], "crashed", f"the Dask task ended without a result: {type(error).__name__}: "
-                                 f"{error}", time.monotonic() - started)
+                # the worker running it died (KilledWorker), or the task was lost
+                except Exception as error:
+                    yield failed(
+                        futures[future],
+                        "crashed",
+                        f"the Dask task ended without a result: {type(error).__name__}: {error}",
+                        time.monotonic() - started,
+                    )
         finally:
             client.cancel(list(futures))

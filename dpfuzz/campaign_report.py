@@ -22,21 +22,44 @@ from dpfuzz.files import write_atomically
 
 FAILING = ("missed", "false alarm", "refuted", "crashed", "timed out", "error", "inconclusive")
 _COLOURS = {
-    "caught": "#1a7f37", "ok": "#0969da", "missed": "#cf222e", "false alarm": "#bf3989", "refuted": "#bc4c00",
-    "error": "#9a6700", "crashed": "#9a6700", "timed out": "#9a6700", "inconclusive": "#8250df", "skipped": "#57606a",
+    "caught": "#1a7f37",
+    "ok": "#0969da",
+    "missed": "#cf222e",
+    "false alarm": "#bf3989",
+    "refuted": "#bc4c00",
+    "error": "#9a6700",
+    "crashed": "#9a6700",
+    "timed out": "#9a6700",
+    "inconclusive": "#8250df",
+    "skipped": "#57606a",
 }
 
 
 OUTCOMES = (
-    ("caught", "a known bug (truth \"violates\") refuted, as it should be."),
-    ("ok", "a correct mechanism (truth \"satisfies\") not refuted, by an audit with power."),
+    ("caught", 'a known bug (truth "violates") refuted, as it should be.'),
+    ("ok", 'a correct mechanism (truth "satisfies") not refuted, by an audit with power.'),
     ("missed", "a known bug not refuted: the audit could not see it at this budget."),
-    ("false alarm", "a correct mechanism refuted: this happens with probability at most β per audit."),
+    (
+        "false alarm",
+        "a correct mechanism refuted: this happens with probability at most β per audit.",
+    ),
     ("refuted", "a claim of unknown truth refuted: your code is not as private as claimed."),
-    ("not refuted", "a claim of unknown truth not refuted, by an audit with power (its page states it)."),
-    ("inconclusive", "the audit could not test the claim (its page says why and what would test it)."),
+    (
+        "not refuted",
+        "a claim of unknown truth not refuted, by an audit with power (its page states it).",
+    ),
+    (
+        "inconclusive",
+        "the audit could not test the claim (its page says why and what would test it).",
+    ),
     ("error", "the audit could not run: the mechanism raised, or returned bad outputs."),
-    ("crashed", "the audit's process ended before it reported: the mechanism exited, was killed or ran out of memory."),
+    (
+        "crashed",
+        (
+            "the audit's process ended before it reported: the mechanism exited, was killed or ran"
+            " out of memory."
+        ),
+    ),
     ("timed out", "the audit ran past the campaign's audit_timeout and was stopped."),
     ("skipped", "a library the target needs is not installed."),
 )
@@ -57,14 +80,19 @@ def failure_text(failure: dict) -> str:
     """What went wrong in one failing audit, and which it is (finder and seed)."""
     if failure["outcome"] == "incomplete":
         return failure["error"]
-    verb = "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
+    verb = (
+        "not refuted, though the truth violates it" if failure["outcome"] == "missed" else "refuted"
+    )
     bound = "" if failure.get("epsilon_lower_bound") is None else f", ε ≥ {_eps(failure)}"
     detail = failure.get("error") or f"{failure['claim']} {verb}{bound}"
     if failure["outcome"] == "inconclusive":
         detail = f"{failure['claim']} inconclusive: {failure.get('inconclusive')}"
     if failure["outcome"] == "refuted":
-        detail += " (declare truth = \"violates\" if this is a known bug)"
-    return f"{failure['target']} (finder {failure.get('finder')}, seed {failure.get('seed')}): {detail}"
+        detail += ' (declare truth = "violates" if this is a known bug)'
+    return (
+        f"{failure['target']} (finder {failure.get('finder')}, seed {failure.get('seed')}):"
+        f" {detail}"
+    )
 
 
 def counts(summaries: list[dict]) -> dict[str, int]:
@@ -76,7 +104,10 @@ def counts(summaries: list[dict]) -> dict[str, int]:
 
 def _identity(summary: dict) -> str:
     """Which audit a row is, across runs (settings may change between runs; the target may not)."""
-    return json.dumps([summary["target"], summary.get("params", {}), summary.get("finder"), summary.get("seed")], sort_keys=True)
+    return json.dumps(
+        [summary["target"], summary.get("params", {}), summary.get("finder"), summary.get("seed")],
+        sort_keys=True,
+    )
 
 
 def compare(before: list[dict], after: list[dict]) -> list[dict]:
@@ -89,7 +120,9 @@ def compare(before: list[dict], after: list[dict]) -> list[dict]:
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if a is None or b is None or a.get("outcome") != b.get("outcome"):
-            label = (a or b)["target"] + f" (finder {(a or b).get('finder')}, seed {(a or b).get('seed')})"
+            label = (a or b)[
+                "target"
+            ] + f" (finder {(a or b).get('finder')}, seed {(a or b).get('seed')})"
             changes.append({"key": key, "target": label, "before": a, "after": b})
     return changes
 
@@ -142,10 +175,23 @@ def _rows(summaries: list[dict]) -> list[list[str]]:
     return rows
 
 
-_HEADER = ["target", "claim", "truth", "verdict", "ε ≥", "tester", "finder", "seed", "witness trial", "seconds"]
+_HEADER = [
+    "target",
+    "claim",
+    "truth",
+    "verdict",
+    "ε ≥",
+    "tester",
+    "finder",
+    "seed",
+    "witness trial",
+    "seconds",
+]
 
 
-def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None, missing: str | None = None) -> str:
+def markdown(
+    run: dict, summaries: list[dict], changes: list[dict] | None = None, missing: str | None = None
+) -> str:
     tally = ", ".join(f"{count} {name}" for name, count in sorted(counts(summaries).items()))
     lines = [
         f"# dpfuzz campaign run {run['run_id']}",
@@ -155,8 +201,14 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         "",
         *([f"**Incomplete:** {missing}.", ""] if missing else []),
     ]
-    lines += [f"- **{failure['outcome']}**: {failure_text(failure)}" for failure in failures(summaries)]
-    lines += [f"- skipped: {s['target']}: {s.get('error', '')}" for s in summaries if s.get("outcome") == "skipped"]
+    lines += [
+        f"- **{failure['outcome']}**: {failure_text(failure)}" for failure in failures(summaries)
+    ]
+    lines += [
+        f"- skipped: {s['target']}: {s.get('error', '')}"
+        for s in summaries
+        if s.get("outcome") == "skipped"
+    ]
     lines += [
         "",
         "| " + " | ".join(_HEADER) + " |",
@@ -165,17 +217,26 @@ def markdown(run: dict, summaries: list[dict], changes: list[dict] | None = None
         "",
     ]
     if changes is not None:
-        lines += ["", "## Changes", ""] + ([
-            f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['before'])}) → "
-            f"{(c['after'] or {}).get('outcome', 'absent')} (ε ≥ {_eps(c['after'])})"
-            for c in changes
-        ] or ["No changes: every audit has the same verdict."])
+        lines += ["", "## Changes", ""] + (
+            [
+                f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥"
+                f" {_eps(c['before'])}) → {(c['after'] or {}).get('outcome', 'absent')} (ε ≥"
+                f" {_eps(c['after'])})"
+                for c in changes
+            ]
+            or ["No changes: every audit has the same verdict."]
+        )
     return "\n".join(lines) + "\n"
 
 
 _MARKERS = {
-    "caught": ("#1a7f37", "o"), "ok": ("#0969da", "o"), "not refuted": ("#57606a", "o"), "inconclusive": ("#8250df", "s"),
-    "missed": ("#cf222e", "X"), "false alarm": ("#bf3989", "X"), "refuted": ("#bc4c00", "^"),
+    "caught": ("#1a7f37", "o"),
+    "ok": ("#0969da", "o"),
+    "not refuted": ("#57606a", "o"),
+    "inconclusive": ("#8250df", "s"),
+    "missed": ("#cf222e", "X"),
+    "false alarm": ("#bf3989", "X"),
+    "refuted": ("#bc4c00", "^"),
 }
 
 
@@ -212,16 +273,31 @@ def _epsilon_panel(axis, title: str, points: list[dict]) -> None:
     below the others."""
     from matplotlib.ticker import FuncFormatter, LogLocator
 
-    values = [s["claimed_epsilon"] for s in points] + [s["epsilon_lower_bound"] for s in points if s.get("epsilon_lower_bound")]
+    values = [s["claimed_epsilon"] for s in points] + [
+        s["epsilon_lower_bound"] for s in points if s.get("epsilon_lower_bound")
+    ]
     low, high = min(values) / 2, max(values) * 2
     none = low / 1.5
     placed = [{**s, "epsilon_lower_bound": s.get("epsilon_lower_bound") or none} for s in points]
     for name, (colour, marker) in _MARKERS.items():
         group = [s for s in placed if s["outcome"] == name]
         if group:
-            axis.scatter([s["claimed_epsilon"] for s in group], [s["epsilon_lower_bound"] for s in group], label=name,
-                         color=colour, marker=marker, alpha=0.85, zorder=3)
-    axis.plot([low, high], [low, high], color="grey", linestyle="--", label="bound = claim: above it the claim is refuted")
+            axis.scatter(
+                [s["claimed_epsilon"] for s in group],
+                [s["epsilon_lower_bound"] for s in group],
+                label=name,
+                color=colour,
+                marker=marker,
+                alpha=0.85,
+                zorder=3,
+            )
+    axis.plot(
+        [low, high],
+        [low, high],
+        color="grey",
+        linestyle="--",
+        label="bound = claim: above it the claim is refuted",
+    )
     axis.axhline(none, color="#d0d7de", linewidth=0.8)
     axis.set_xscale("log")
     axis.set_yscale("log")
@@ -246,7 +322,8 @@ def _label_points(axis, points: list[dict]) -> None:
     """Name each point's target unless the name would cover one already placed: failing verdicts
     first (`ordered`), then the rest; the table names them all."""
     axis.autoscale_view()  # pixel positions need the final limits
-    size = 6 / 72 * axis.figure.dpi  # a 6-point label's height in pixels; characters ~0.6 of it wide
+    # a 6-point label's height in pixels; characters ~0.6 of it wide
+    size = 6 / 72 * axis.figure.dpi
     placed: list[tuple[float, float, float]] = []
     for s in ordered(points):
         x, y = axis.transData.transform((s["claimed_epsilon"], s["epsilon_lower_bound"]))
@@ -254,8 +331,14 @@ def _label_points(axis, points: list[dict]) -> None:
         if any(abs(y - y0) < size and -width < x - x0 < width0 for x0, y0, width0 in placed):
             continue
         placed.append((x, y, width))
-        axis.annotate(s["target"], (s["claimed_epsilon"], s["epsilon_lower_bound"]), fontsize=6,
-                      xytext=(3, 3), textcoords="offset points", color="#57606a")
+        axis.annotate(
+            s["target"],
+            (s["claimed_epsilon"], s["epsilon_lower_bound"]),
+            fontsize=6,
+            xytext=(3, 3),
+            textcoords="offset points",
+            color="#57606a",
+        )
 
 
 def _png(figure, plt) -> str:
@@ -267,9 +350,14 @@ def _png(figure, plt) -> str:
 
 
 def html_page(
-    run: dict, summaries: list[dict], reports: dict[str, dict], changes: list[dict] | None = None, missing: str | None = None,
+    run: dict,
+    summaries: list[dict],
+    reports: dict[str, dict],
+    changes: list[dict] | None = None,
+    missing: str | None = None,
 ) -> str:
-    """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on load."""
+    """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on
+    load."""
     escape = html.escape
     body_rows = []
     for summary, row in zip(ordered(summaries), _rows(ordered(summaries))):
@@ -277,14 +365,26 @@ def html_page(
         cells = [f"<td>{escape(cell)}</td>" for cell in row]
         if summary["key"] in reports:
             stem = audit_stem(summary["key"])
-            cells[0] = f'<td><a href="audits/{stem}.html">{escape(row[0])}</a> (<a href="audits/{stem}.json">json</a>)</td>'
-        cells[3] = f'<td style="color:{colour};font-weight:600" title="{escape(summary.get("error") or summary.get("power") or "")}">{escape(row[3])}</td>'
+            cells[0] = (
+                f'<td><a href="audits/{stem}.html">{escape(row[0])}</a> (<a'
+                f' href="audits/{stem}.json">json</a>)</td>'
+            )
+        title = escape(summary.get("error") or summary.get("power") or "")
+        cells[3] = (
+            f'<td style="color:{colour};font-weight:600" title="{title}">{escape(row[3])}</td>'
+        )
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
     images = plots(summaries, reports)
-    figures = "".join(
-        f'<figure><img alt="{escape(name)} plot" src="data:image/png;base64,{data}"></figure>' for name, data in images.items()
-    ) or "<p>Plots need matplotlib: <code>pip install 'dpfuzz[report]'</code>.</p>"
-    tally = ", ".join(f"{count} {escape(name)}" for name, count in sorted(counts(summaries).items()))
+    figures = (
+        "".join(
+            f'<figure><img alt="{escape(name)} plot" src="data:image/png;base64,{data}"></figure>'
+            for name, data in images.items()
+        )
+        or "<p>Plots need matplotlib: <code>pip install 'dpfuzz[report]'</code>.</p>"
+    )
+    tally = ", ".join(
+        f"{count} {escape(name)}" for name, count in sorted(counts(summaries).items())
+    )
     change_list = ""
     if changes is not None:
         items = "".join(
@@ -292,24 +392,35 @@ def html_page(
             f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
             for c in changes
         )
-        change_list = f"<h2>Changes</h2><ul>{items or '<li>No changes: every audit has the same verdict.</li>'}</ul>"
+        items = items or "<li>No changes: every audit has the same verdict.</li>"
+        change_list = f"<h2>Changes</h2><ul>{items}</ul>"
+    budget = escape(str(run["config"]["budget"]))
+    incomplete = (
+        f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>'
+        if missing
+        else ""
+    )
+    header = "".join(f"<th>{escape(h)}</th>" for h in _HEADER)
+    glossary = "".join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run['run_id']}</title>
+<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run["run_id"]}</title>
 <style>
-body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}} table{{border-collapse:collapse;font-size:14px}}
+body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}}
+table{{border-collapse:collapse;font-size:14px}}
 td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left}} th{{background:#f6f8fa}}
-figure{{display:inline-block;margin:1rem}} img{{max-width:100%}} dt{{font-weight:600;margin-top:.4rem}}
+figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
+dt{{font-weight:600;margin-top:.4rem}}
 </style></head>
 <body>
-<h1>dpfuzz campaign run {run['run_id']}</h1>
-<p>Started {escape(run['started'])}; {len(summaries)} audits: {tally}. Budget {escape(str(run['config']['budget']))},
-β = {run['config']['beta']} per audit.</p>
-{f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>' if missing else ''}
+<h1>dpfuzz campaign run {run["run_id"]}</h1>
+<p>Started {escape(run["started"])}; {len(summaries)} audits: {tally}. Budget {budget},
+β = {run["config"]["beta"]} per audit.</p>
+{incomplete}
 {figures}
-<table><thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in _HEADER)}</tr></thead>
-<tbody>{''.join(body_rows)}</tbody></table>
+<table><thead><tr>{header}</tr></thead>
+<tbody>{"".join(body_rows)}</tbody></table>
 {change_list}
-<h2>Verdicts</h2><dl>{''.join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)}</dl>
+<h2>Verdicts</h2><dl>{glossary}</dl>
 <script>
 window.dpfuzzErrors = 0;
 window.addEventListener("error", function () {{ window.dpfuzzErrors += 1; }});
@@ -325,7 +436,11 @@ window.addEventListener("load", function () {{
 
 
 def write_reports(
-    store, run_id: int | None, out_dir, compare_with: int | None = None, allow_inconclusive: bool = False,
+    store,
+    run_id: int | None,
+    out_dir,
+    compare_with: int | None = None,
+    allow_inconclusive: bool = False,
 ) -> tuple[list, list]:
     """Write run-<id>.md and run-<id>.html into `out_dir`; return (paths, failing audits), the
     inconclusive ones among them unless `allow_inconclusive` or the run's config allows them."""
@@ -334,7 +449,11 @@ def write_reports(
     run = store.run(run_id)
     summaries = store.summaries(run["run_id"])
     missing = missing_audits(run, summaries)
-    changes = None if compare_with is None else compare(store.summaries(store.run(compare_with)["run_id"]), summaries)
+    changes = (
+        None
+        if compare_with is None
+        else compare(store.summaries(store.run(compare_with)["run_id"]), summaries)
+    )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
@@ -350,8 +469,14 @@ def write_reports(
         write_atomically(audits / f"{audit_stem(key)}.json", json.dumps(report, indent=2))
         if page is not None:
             write_atomically(audits / f"{audit_stem(key)}.html", page.replace("<body>", back, 1))
-    failing = failures(summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False))
-    return paths, failing + ([{"outcome": "incomplete", "target": f"run {run['run_id']}", "error": missing}] if missing else [])
+    failing = failures(
+        summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False)
+    )
+    return paths, failing + (
+        [{"outcome": "incomplete", "target": f"run {run['run_id']}", "error": missing}]
+        if missing
+        else []
+    )
 
 
 def missing_audits(run: dict, summaries: list[dict]) -> str | None:
@@ -366,5 +491,7 @@ def missing_audits(run: dict, summaries: list[dict]) -> str | None:
     absent = configured - len(summaries)
     if absent <= 0:
         return None
-    return (f"run {run['run_id']} is incomplete: {absent} of its {configured} configured audits have no result; "
-            "finish it with dpfuzz campaign run CONFIG --resume")
+    return (
+        f"run {run['run_id']} is incomplete: {absent} of its {configured} configured audits have no"
+        " result; finish it with dpfuzz campaign run CONFIG --resume"
+    )

@@ -23,7 +23,10 @@ class Claim:
         raise NotImplementedError
 
     def to_dict(self) -> dict:
-        return {"type": type(self).__name__, **{field.name: getattr(self, field.name) for field in fields(self)}}
+        return {
+            "type": type(self).__name__,
+            **{field.name: getattr(self, field.name) for field in fields(self)},
+        }
 
 
 # The largest ε a claim may state: e^ε is a finite float up to about 709.78, and no audit can
@@ -37,8 +40,9 @@ def _epsilon(value: object) -> float:
         raise InvalidArgument(f"epsilon must be finite and >= 0, got {value!r}.")
     if epsilon > MAX_EPSILON:
         raise InvalidArgument(
-            f"epsilon={value!r} is above {MAX_EPSILON:g}: e^epsilon overflows a float, and no audit could refute such a "
-            "claim (that needs an event more than e^700 times likelier on one dataset). Audit a smaller epsilon."
+            f"epsilon={value!r} is above {MAX_EPSILON:g}: e^epsilon overflows a float, and no audit"
+            " could refute such a claim (that needs an event more than e^700 times likelier on one"
+            " dataset). Audit a smaller epsilon."
         )
     return epsilon
 
@@ -73,7 +77,11 @@ class ApproxDP(Claim):
     def tradeoff(self, alpha: float) -> float:
         """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): the smallest type-II error of a
         test with type-I error α that (ε, δ)-DP allows (Dong, Roth & Su 2022, Prop. 2.5)."""
-        return max(0.0, 1 - self.delta - math.exp(self.epsilon) * alpha, math.exp(-self.epsilon) * (1 - self.delta - alpha))
+        return max(
+            0.0,
+            1 - self.delta - math.exp(self.epsilon) * alpha,
+            math.exp(-self.epsilon) * (1 - self.delta - alpha),
+        )
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,9 @@ class PureDP(ApproxDP):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.delta != 0.0:
-            raise InvalidArgument(f"PureDP has delta = 0, got delta={self.delta!r}; use ApproxDP(epsilon, delta).")
+            raise InvalidArgument(
+                f"PureDP has delta = 0, got delta={self.delta!r}; use ApproxDP(epsilon, delta)."
+            )
 
     def describe(self) -> str:
         return f"{self.epsilon:g}-DP"
@@ -154,7 +164,8 @@ class ProfileClaim(Claim):
 
 @lru_cache(maxsize=64)
 def _profile_points(claim: ProfileClaim, points: int = 24) -> tuple[tuple[float, float], ...]:
-    top = min(claim.epsilon_at(1e-12), MAX_EPSILON)  # past MAX_EPSILON, e^ε overflows and nothing is refutable
+    # past MAX_EPSILON, e^ε overflows and nothing is refutable
+    top = min(claim.epsilon_at(1e-12), MAX_EPSILON)
     grid = [top * index / (points - 1) for index in range(points)]
     return tuple((epsilon, claim.delta_at(epsilon)) for epsilon in grid)
 
@@ -181,8 +192,13 @@ class GaussianDP(ProfileClaim):
     def delta_at(self, epsilon: float) -> float:
         """δ_μ(ε)."""
         mu = self.mu
-        tail = _NORMAL.cdf(-epsilon / mu - mu / 2)  # e^ε · tail in logs: e^ε alone overflows past ε ≈ 709
-        return max(0.0, _NORMAL.cdf(-epsilon / mu + mu / 2) - (math.exp(epsilon + math.log(tail)) if tail > 0 else 0.0))
+        # e^ε · tail in logs: e^ε alone overflows past ε ≈ 709
+        tail = _NORMAL.cdf(-epsilon / mu - mu / 2)
+        return max(
+            0.0,
+            _NORMAL.cdf(-epsilon / mu + mu / 2)
+            - (math.exp(epsilon + math.log(tail)) if tail > 0 else 0.0),
+        )
 
     def tradeoff(self, alpha: float) -> float:
         """G_μ(α): the smallest type-II error of any test with type-I error α."""
@@ -198,7 +214,7 @@ class GaussianDP(ProfileClaim):
         return _NORMAL.cdf(-self.mu / 2)
 
     @classmethod
-    def from_epsilon(cls, epsilon: float, delta: float) -> "GaussianDP":
+    def from_epsilon(cls, epsilon: float, delta: float) -> GaussianDP:
         """The μ-GDP whose ε at `delta` is `epsilon` (bisection: ε_μ(δ) increases with μ)."""
         low, high = 1e-3, 100.0
         for _ in range(80):
@@ -209,7 +225,11 @@ class GaussianDP(ProfileClaim):
     @staticmethod
     def mu_from_error(error: float) -> float:
         """The μ whose error floor is `error` (inverse of `error_floor`; 0 for error ≥ 1/2)."""
-        return max(0.0, -2.0 * _NORMAL.inv_cdf(error)) if 0.0 < error < 1.0 else (math.inf if error <= 0 else 0.0)
+        return (
+            max(0.0, -2.0 * _NORMAL.inv_cdf(error))
+            if 0.0 < error < 1.0
+            else (math.inf if error <= 0 else 0.0)
+        )
 
 
 @dataclass(frozen=True)
@@ -232,7 +252,7 @@ class ZeroConcentratedDP(ProfileClaim):
     def describe(self) -> str:
         return f"{self.rho:g}-zCDP"
 
-    def at_order(self, alpha: float) -> "RenyiDP":
+    def at_order(self, alpha: float) -> RenyiDP:
         """The (α, ρα)-RDP claim ρ-zCDP makes at order α."""
         return RenyiDP(alpha, self.rho * alpha)
 
@@ -240,7 +260,11 @@ class ZeroConcentratedDP(ProfileClaim):
         rho, best = self.rho, 0.0
         for index in range(400):  # α from 1.001 to 10^5, geometrically
             alpha = 1.0 + 1e-3 * 10 ** (index / 50)
-            log_delta = (alpha - 1) * (alpha * rho - epsilon) - math.log(alpha) + (alpha - 1) * math.log1p(-1 / alpha)
+            log_delta = (
+                (alpha - 1) * (alpha * rho - epsilon)
+                - math.log(alpha)
+                + (alpha - 1) * math.log1p(-1 / alpha)
+            )
             best = log_delta if index == 0 else min(best, log_delta)
         return 1.0 if best >= 0.0 else math.exp(best)
 
@@ -254,27 +278,38 @@ def group_claim(claim: Claim, k: int) -> Claim:
     if isinstance(claim, ApproxDP):
         delta = claim.delta * sum(math.exp(i * claim.epsilon) for i in range(k))
         if delta >= 1.0:
-            raise InvalidArgument(f"{claim.describe()} says nothing about groups of {k}: their δ would be {delta:.3g} ≥ 1.")
+            raise InvalidArgument(
+                f"{claim.describe()} says nothing about groups of {k}: their δ would be {delta:.3g}"
+                " ≥ 1."
+            )
         return ApproxDP(k * claim.epsilon, delta)
     if isinstance(claim, GaussianDP):
         return GaussianDP(k * claim.mu)
     if isinstance(claim, ZeroConcentratedDP):
         return ZeroConcentratedDP(k * k * claim.rho)
-    raise InvalidArgument(f"dpfuzz converts pure, approximate, Gaussian and zero-concentrated claims to groups, not {claim.describe()}.")
+    raise InvalidArgument(
+        "dpfuzz converts pure, approximate, Gaussian and zero-concentrated claims to groups, not"
+        f" {claim.describe()}."
+    )
 
 
-CLAIM_TYPES = {kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP)}
+CLAIM_TYPES = {
+    kind.__name__: kind for kind in (PureDP, ApproxDP, RenyiDP, GaussianDP, ZeroConcentratedDP)
+}
 
 
 def claim_from_dict(data: dict) -> Claim:
     """Inverse of `claim.to_dict()`: ``{"type": "PureDP", "epsilon": 1.0}`` and the like."""
     if not isinstance(data, dict):
-        raise InvalidArgument(f"a claim must be a table such as {{type = \"PureDP\", epsilon = 1.0}}, got {data!r}.")
+        raise InvalidArgument(
+            f'a claim must be a table such as {{type = "PureDP", epsilon = 1.0}}, got {data!r}.'
+        )
     values = dict(data)
     kind = values.pop("type", None)
     if kind not in CLAIM_TYPES:
         raise InvalidArgument(
-            f"claim type must be one of {sorted(CLAIM_TYPES)}, got {kind!r}.{did_you_mean(kind, CLAIM_TYPES)}"
+            f"claim type must be one of {sorted(CLAIM_TYPES)}, got"
+            f" {kind!r}.{did_you_mean(kind, CLAIM_TYPES)}"
         )
     cls = CLAIM_TYPES[kind]
     check_keys(values, [field.name for field in fields(cls)], f"a {kind} claim")
@@ -282,17 +317,29 @@ def claim_from_dict(data: dict) -> Claim:
 
 
 def claim_from_parameters(
-    epsilon: float | None = None, delta: float | None = None, alpha: float | None = None,
-    mu: float | None = None, rho: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    alpha: float | None = None,
+    mu: float | None = None,
+    rho: float | None = None,
 ) -> Claim:
     """The claim command-line flags describe: ε alone is pure DP; with δ approximate; with α
     Rényi; μ alone is μ-GDP; ρ alone ρ-zCDP."""
-    given = [name for name, value in (("epsilon", epsilon), ("mu", mu), ("rho", rho)) if value is not None]
+    given = [
+        name
+        for name, value in (("epsilon", epsilon), ("mu", mu), ("rho", rho))
+        if value is not None
+    ]
     if len(given) != 1:
-        raise InvalidArgument(f"give exactly one of epsilon (with delta or alpha), mu (GDP) or rho (zCDP), got {given or 'none'}.")
+        raise InvalidArgument(
+            "give exactly one of epsilon (with delta or alpha), mu (GDP) or rho (zCDP), got"
+            f" {given or 'none'}."
+        )
     if mu is not None or rho is not None:
         if delta is not None or alpha is not None:
-            raise InvalidArgument("delta and alpha go with epsilon; a GDP (mu) or zCDP (rho) claim takes neither.")
+            raise InvalidArgument(
+                "delta and alpha go with epsilon; a GDP (mu) or zCDP (rho) claim takes neither."
+            )
         return GaussianDP(mu) if mu is not None else ZeroConcentratedDP(rho)
     if alpha is not None and delta is not None:
         raise InvalidArgument("give either delta (approximate DP) or alpha (Rényi DP), not both.")

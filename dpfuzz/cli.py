@@ -20,9 +20,10 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 # Kept here rather than imported, so that ``dpfuzz --help`` imports nothing heavy; a test
 # checks they match the registries.
@@ -37,8 +38,19 @@ CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedD
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = (
-    "tester", "finder", "trials", "samples", "verify_samples", "beta", "seed", "sampling", "max_draws", "max_seconds", "call_timeout",
-    "arithmetic", "verify_directions",
+    "tester",
+    "finder",
+    "trials",
+    "samples",
+    "verify_samples",
+    "beta",
+    "seed",
+    "sampling",
+    "max_draws",
+    "max_seconds",
+    "call_timeout",
+    "arithmetic",
+    "verify_directions",
 )
 DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
@@ -53,16 +65,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dpfuzz.errors import DPFuzzError
 
     # Wide enough for the catalogue table when the output is a file or a pipe.
-    console = Console(highlight=False, emoji=False) if sys.stdout.isatty() else Console(width=200, highlight=False, emoji=False)
+    console = (
+        Console(highlight=False, emoji=False)
+        if sys.stdout.isatty()
+        else Console(width=200, highlight=False, emoji=False)
+    )
     try:
         return args.run(args, console)
     except DPFuzzError as error:
         message = _naming_the_flag(str(error), argv)
-        Console(stderr=True, emoji=False).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
+        Console(stderr=True, emoji=False).print(
+            f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True
+        )
         return 2
     except KeyboardInterrupt:
         with _signals_ignored():  # a second Ctrl-C does not cut the message short
-            Console(stderr=True, emoji=False).print(getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True)
+            Console(stderr=True, emoji=False).print(
+                getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True
+            )
         return 130
 
 
@@ -75,7 +95,9 @@ def _signals_ignored():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
@@ -89,7 +111,7 @@ def _naming_the_flag(message: str, argv: list[str]) -> str:
     name = message.split(" ", 1)[0]
     flag = "--" + name.replace("_", "-")
     if name.isidentifier() and any(arg == flag or arg.startswith(flag + "=") for arg in argv):
-        return f"{name} ({flag}){message[len(name):]}"
+        return f"{name} ({flag}){message[len(name) :]}"
     return message
 
 
@@ -124,105 +146,290 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="audit one mechanism against its privacy claim",
         formatter_class=formatter,
-        description="Search for neighbouring datasets on which TARGET violates its claim, then certify the violation.",
-        epilog="Examples: dpfuzz audit NonDPLaplaceMean1 | dpfuzz audit mymodule:noisy_sum --epsilon 1 --max-size 5",
+        description=(
+            "Search for neighbouring datasets on which TARGET violates its claim, then certify the"
+            " violation."
+        ),
+        epilog=(
+            "Examples: dpfuzz audit NonDPLaplaceMean1 | dpfuzz audit mymodule:noisy_sum --epsilon 1"
+            " --max-size 5"
+        ),
     )
-    run.add_argument("target", help="catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism")
+    run.add_argument(
+        "target",
+        help=(
+            "catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism"
+        ),
+    )
     claim = run.add_argument_group("claim (default: the catalogue entry's)")
     claim.add_argument("--epsilon", type=float, help="ε of the claim")
     claim.add_argument("--delta", type=float, help="approximate DP: (ε, δ)")
     claim.add_argument("--alpha", type=float, help="Rényi DP: (α, ε)")
     claim.add_argument("--mu", type=float, help="Gaussian DP: μ-GDP (instead of --epsilon)")
-    claim.add_argument("--rho", type=float, help="zero-concentrated DP: ρ-zCDP (instead of --epsilon)")
-    claim.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
-    claim.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
-    claim.add_argument("--structured", action="store_true", help="TARGET's outputs are dicts of keyed results, categories, tuples, lists or models (dpfuzz.outputs), one per call or a list per call")
+    claim.add_argument(
+        "--rho", type=float, help="zero-concentrated DP: ρ-zCDP (instead of --epsilon)"
+    )
+    claim.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="another factory or entry parameter (JSON value)",
+    )
+    claim.add_argument(
+        "--per-call",
+        action="store_true",
+        help="TARGET releases one output per call: (dataset, rng), or a factory of one",
+    )
+    claim.add_argument(
+        "--structured",
+        action="store_true",
+        help=(
+            "TARGET's outputs are dicts of keyed results, categories, tuples, lists or models"
+            " (dpfuzz.outputs), one per call or a list per call"
+        ),
+    )
     _add_domain_options(run)
     search = run.add_argument_group("audit (default: the --budget preset's)")
-    search.add_argument("--budget", choices=BUDGET_NAMES, default="default", help="preset of the settings below")
-    search.add_argument("--tester", choices=TESTERS, help="how divergence is bounded (default auto)")
+    search.add_argument(
+        "--budget", choices=BUDGET_NAMES, default="default", help="preset of the settings below"
+    )
+    search.add_argument(
+        "--tester", choices=TESTERS, help="how divergence is bounded (default auto)"
+    )
     search.add_argument("--finder", choices=FINDERS, help="how pairs are proposed (default random)")
     search.add_argument("--trials", type=int, help="neighbouring pairs to try (default 10)")
-    search.add_argument("--samples", type=_count, help="outputs per dataset per trial, at most (default 100000)")
-    search.add_argument("--verify-samples", type=_count, help="fresh outputs per dataset to certify, at most (default 5 x --samples)")
-    search.add_argument("--beta", type=float, help="false-alarm probability of the whole audit (default 0.05)")
-    search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
-    search.add_argument("--sampling", choices=SAMPLING, help="adaptive: draws go where the evidence is (default adaptive)")
-    search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
-    search.add_argument("--max-seconds", type=float, help="cap on wall-clock time, a hard one (not reproducible)")
-    search.add_argument("--call-timeout", type=float, help="seconds one call of the mechanism may take; a longer one ends the audit as inconclusive")
-    search.add_argument("--arithmetic", choices=ARITHMETIC, help="float: also test the outputs' float64 bit patterns (default real)")
     search.add_argument(
-        "--verify-directions", choices=VERIFY_DIRECTIONS,
-        help="both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default both)",
+        "--samples", type=_count, help="outputs per dataset per trial, at most (default 100000)"
     )
-    search.add_argument("--scheduler", metavar="ADDRESS", help="draw and count the certification's outputs on this Dask scheduler's workers, e.g. tcp://host:8786 (extra 'distributed')")
+    search.add_argument(
+        "--verify-samples",
+        type=_count,
+        help="fresh outputs per dataset to certify, at most (default 5 x --samples)",
+    )
+    search.add_argument(
+        "--beta", type=float, help="false-alarm probability of the whole audit (default 0.05)"
+    )
+    search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
+    search.add_argument(
+        "--sampling",
+        choices=SAMPLING,
+        help="adaptive: draws go where the evidence is (default adaptive)",
+    )
+    search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
+    search.add_argument(
+        "--max-seconds", type=float, help="cap on wall-clock time, a hard one (not reproducible)"
+    )
+    search.add_argument(
+        "--call-timeout",
+        type=float,
+        help=(
+            "seconds one call of the mechanism may take; a longer one ends the audit as"
+            " inconclusive"
+        ),
+    )
+    search.add_argument(
+        "--arithmetic",
+        choices=ARITHMETIC,
+        help="float: also test the outputs' float64 bit patterns (default real)",
+    )
+    search.add_argument(
+        "--verify-directions",
+        choices=VERIFY_DIRECTIONS,
+        help=(
+            "both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default"
+            " both)"
+        ),
+    )
+    search.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=(
+            "draw and count the certification's outputs on this Dask scheduler's workers, e.g."
+            " tcp://host:8786 (extra 'distributed')"
+        ),
+    )
     output = run.add_argument_group("output")
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
-    output.add_argument("--exit-zero", action="store_true", help="exit with status 0 whatever the verdict")
-    output.add_argument("--allow-inconclusive", action="store_true", help="exit with status 0 when the audit could not test the claim")
-    output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)  # deprecated: the default
+    output.add_argument(
+        "--exit-zero", action="store_true", help="exit with status 0 whatever the verdict"
+    )
+    output.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="exit with status 0 when the audit could not test the claim",
+    )
+    # deprecated: the default
+    output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)
     run.set_defaults(run=_audit_command)
 
     estimate = commands.add_parser(
         "estimate",
         help="certify a lower bound on a mechanism's ε (how private is it, at least?)",
         formatter_class=formatter,
-        description="Search for the pair and event that certify the largest ε lower bound (at --delta), "
-        "spending most draws on the final certification.",
+        description=(
+            "Search for the pair and event that certify the largest ε lower bound (at --delta), "
+            "spending most draws on the final certification."
+        ),
         epilog="Example: dpfuzz estimate RandomizedResponse --witness --max-draws 1000000",
     )
-    estimate.add_argument("target", help="catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism")
+    estimate.add_argument(
+        "target",
+        help=(
+            "catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism"
+        ),
+    )
     estimate.add_argument("--delta", type=float, default=0.0, help="δ at which ε is bounded")
     estimate.add_argument("--epsilon", type=float, help="passed to a factory that takes epsilon")
-    estimate.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="another factory or entry parameter (JSON value)")
-    estimate.add_argument("--per-call", action="store_true", help="TARGET releases one output per call: (dataset, rng), or a factory of one")
-    estimate.add_argument("--structured", action="store_true", help="TARGET's outputs are dicts, categories, tuples, lists or models (dpfuzz.outputs)")
+    estimate.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="another factory or entry parameter (JSON value)",
+    )
+    estimate.add_argument(
+        "--per-call",
+        action="store_true",
+        help="TARGET releases one output per call: (dataset, rng), or a factory of one",
+    )
+    estimate.add_argument(
+        "--structured",
+        action="store_true",
+        help="TARGET's outputs are dicts, categories, tuples, lists or models (dpfuzz.outputs)",
+    )
     _add_domain_options(estimate)
-    estimate.add_argument("--witness", action="store_true", help="measure on the catalogue entry's witness pair instead of searching its domain")
-    estimate.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)")
-    estimate.add_argument("--max-seconds", type=float, help="time budget: the mechanism's pace and pilot estimates set the draws the time affords (--max-draws stays a cap)")
-    estimate.add_argument("--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε")
-    estimate.add_argument("--seed", type=int, help="reproduce an estimate (default: random, printed)")
-    estimate.add_argument("--scheduler", metavar="ADDRESS", help="draw and count the certification's outputs on this Dask scheduler's workers (extra 'distributed')")
-    estimate.add_argument("--json", type=Path, metavar="PATH", help="write the estimate as JSON here (with the audits' reports)")
+    estimate.add_argument(
+        "--witness",
+        action="store_true",
+        help="measure on the catalogue entry's witness pair instead of searching its domain",
+    )
+    estimate.add_argument(
+        "--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)"
+    )
+    estimate.add_argument(
+        "--max-seconds",
+        type=float,
+        help=(
+            "time budget: the mechanism's pace and pilot estimates set the draws the time affords"
+            " (--max-draws stays a cap)"
+        ),
+    )
+    estimate.add_argument(
+        "--beta", type=float, default=0.05, help="probability that the bound exceeds the true ε"
+    )
+    estimate.add_argument(
+        "--seed", type=int, help="reproduce an estimate (default: random, printed)"
+    )
+    estimate.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=(
+            "draw and count the certification's outputs on this Dask scheduler's workers (extra"
+            " 'distributed')"
+        ),
+    )
+    estimate.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="write the estimate as JSON here (with the audits' reports)",
+    )
     estimate.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     estimate.set_defaults(run=_estimate_command)
 
-    campaign = commands.add_parser("campaign", help="run many audits from a config; results survive and resume")
-    campaign_commands = campaign.add_subparsers(dest="campaign_command", required=True, metavar="COMMAND")
-    start = campaign_commands.add_parser(
-        "run", help="run a campaign (no CONFIG: the whole catalogue)", formatter_class=formatter,
-        description="Run every audit of a TOML config, storing each as it finishes.",
-        epilog="The config format, with a full example, is in the README's section 'Campaign configs'. "
-        "Ctrl-C keeps every finished audit; --resume finishes the run.",
+    campaign = commands.add_parser(
+        "campaign", help="run many audits from a config; results survive and resume"
     )
-    start.add_argument("config", nargs="?", type=Path, help="TOML config (default: the whole catalogue, default budget)")
-    start.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
+    campaign_commands = campaign.add_subparsers(
+        dest="campaign_command", required=True, metavar="COMMAND"
+    )
+    start = campaign_commands.add_parser(
+        "run",
+        help="run a campaign (no CONFIG: the whole catalogue)",
+        formatter_class=formatter,
+        description="Run every audit of a TOML config, storing each as it finishes.",
+        epilog=(
+            "The config format, with a full example, is in the README's section 'Campaign configs'."
+            " Ctrl-C keeps every finished audit; --resume finishes the run."
+        ),
+    )
+    start.add_argument(
+        "config",
+        nargs="?",
+        type=Path,
+        help="TOML config (default: the whole catalogue, default budget)",
+    )
+    start.add_argument(
+        "--results", type=Path, default=Path("dpfuzz-results"), help="results folder"
+    )
     start.add_argument("--workers", type=int, default=1, help="local worker processes")
-    start.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')")
-    start.add_argument("--resume", nargs="?", type=int, const=-1, metavar="RUN", help="finish run RUN (default: the latest)")
-    start.add_argument("--retry-failed", action="store_true", help="with --resume: run again the audits stored as error, crashed or timed out")
-    start.add_argument("--no-report", action="store_true", help="do not write the report when the run ends")
-    start.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
-    start.add_argument("--allow-inconclusive", action="store_true", help="audits that could not test their claim do not fail the run")
+    start.add_argument(
+        "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (extra 'distributed')"
+    )
+    start.add_argument(
+        "--resume",
+        nargs="?",
+        type=int,
+        const=-1,
+        metavar="RUN",
+        help="finish run RUN (default: the latest)",
+    )
+    start.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: run again the audits stored as error, crashed or timed out",
+    )
+    start.add_argument(
+        "--no-report", action="store_true", help="do not write the report when the run ends"
+    )
+    start.add_argument(
+        "--exit-zero", action="store_true", help="exit with status 0 even when audits fail"
+    )
+    start.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="audits that could not test their claim do not fail the run",
+    )
     start.set_defaults(run=_campaign_command)
 
-    report = commands.add_parser("report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter)
+    report = commands.add_parser(
+        "report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter
+    )
     report.add_argument("--run", dest="run_id", type=int, help="run id (default: the latest)")
-    report.add_argument("--results", type=Path, default=Path("dpfuzz-results"), help="results folder")
+    report.add_argument(
+        "--results", type=Path, default=Path("dpfuzz-results"), help="results folder"
+    )
     report.add_argument("--out", type=Path, help="report folder (default: RESULTS/reports)")
-    report.add_argument("--compare", nargs=2, type=int, metavar=("RUN_A", "RUN_B"), help="what changed from RUN_A to RUN_B")
-    report.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when audits fail")
-    report.add_argument("--allow-inconclusive", action="store_true", help="audits that could not test their claim do not fail the run")
+    report.add_argument(
+        "--compare",
+        nargs=2,
+        type=int,
+        metavar=("RUN_A", "RUN_B"),
+        help="what changed from RUN_A to RUN_B",
+    )
+    report.add_argument(
+        "--exit-zero", action="store_true", help="exit with status 0 even when audits fail"
+    )
+    report.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="audits that could not test their claim do not fail the run",
+    )
     report.set_defaults(run=_report_command)
 
-    catalog = commands.add_parser("catalogue", aliases=["catalog"], help="list the catalogue of mechanisms")
+    catalog = commands.add_parser(
+        "catalogue", aliases=["catalog"], help="list the catalogue of mechanisms"
+    )
     catalog.add_argument("--json", action="store_true", help="print JSON instead of a table")
     truth = catalog.add_mutually_exclusive_group()
-    truth.add_argument("--satisfies", action="store_true", help="only mechanisms that satisfy their claim")
-    truth.add_argument("--violates", action="store_true", help="only mechanisms that violate their claim")
+    truth.add_argument(
+        "--satisfies", action="store_true", help="only mechanisms that satisfy their claim"
+    )
+    truth.add_argument(
+        "--violates", action="store_true", help="only mechanisms that violate their claim"
+    )
     catalog.add_argument("--family", help="only this family (means, svt, noisy_max, …)")
     catalog.add_argument("--claim", choices=CLAIM_TYPES, help="only this claim type")
     catalog.set_defaults(run=_catalog_command)
@@ -237,37 +444,64 @@ def _audit_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.settings import AuditSettings
 
     if args.fail_on_violation:
-        print("dpfuzz: --fail-on-violation is the default since 0.3.0 and will be removed in 0.4.0; drop it "
-              "(--exit-zero asks for status 0 instead).", file=sys.stderr)
+        print(
+            "dpfuzz: --fail-on-violation is the default since 0.3.0 and will be removed in 0.4.0;"
+            " drop it (--exit-zero asks for status 0 instead).",
+            file=sys.stderr,
+        )
     target = resolve_target(args)
-    options = {name: getattr(args, name) for name in SETTINGS_FLAGS if getattr(args, name) is not None}
+    options = {
+        name: getattr(args, name) for name in SETTINGS_FLAGS if getattr(args, name) is not None
+    }
     settings = AuditSettings.build(budget=args.budget, **options)
     console.print(
-        f"auditing {target.name}: claim {target.claim.describe()}, relation {target.domain.relation}; "
-        f"{args.budget} budget, {settings.sampling} sampling"
+        f"auditing {target.name}: claim {target.claim.describe()}, relation"
+        f" {target.domain.relation}; {args.budget} budget, {settings.sampling} sampling"
         + (f", max {settings.max_draws:,} draws" if settings.max_draws else "")
         + (f", max {settings.max_seconds:g} s" if settings.max_seconds else ""),
     )
     with _cluster(args.scheduler) as client:
         if console.is_terminal:
             with console.status("probing the mechanism") as status:
-                report = audit(target.mechanism, target.claim, target.domain, settings, progress=status.update, dask_client=client)
-        else:  # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows it is alive
-            report = audit(target.mechanism, target.claim, target.domain, settings, progress=_every(PROGRESS_SECONDS, console), dask_client=client)
+                report = audit(
+                    target.mechanism,
+                    target.claim,
+                    target.domain,
+                    settings,
+                    progress=status.update,
+                    dask_client=client,
+                )
+        else:
+            # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows
+            # it is alive
+            report = audit(
+                target.mechanism,
+                target.claim,
+                target.domain,
+                settings,
+                progress=_every(PROGRESS_SECONDS, console),
+                dask_client=client,
+            )
     report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
-    style = {"violated": "bold red", "inconclusive": "bold yellow"}.get(report.verdict.value, "bold green")
+    style = {"violated": "bold red", "inconclusive": "bold yellow"}.get(
+        report.verdict.value, "bold green"
+    )
     first, *rest = report.summary().splitlines()
     console.print(f"[{style}]{first}[/]")
     console.print("\n".join(rest), soft_wrap=True, markup=False)
     _write_reports(console, ((args.json, report.to_json), (args.html, report.to_html)))
-    return int(outcome(target.truth, report.verdict) in failing(args.allow_inconclusive) and not args.exit_zero)
+    return int(
+        outcome(target.truth, report.verdict) in failing(args.allow_inconclusive)
+        and not args.exit_zero
+    )
 
 
 PROGRESS_SECONDS = 15.0
 
 
 def _every(seconds: float, console):
-    """A progress callback that prints at most one line per `seconds` (the first after `seconds`)."""
+    """A progress callback that prints at most one line per `seconds` (the first after
+    `seconds`)."""
     import time
 
     last = [time.perf_counter()]
@@ -309,19 +543,27 @@ def _reproduce_command(argv: list[str], add_seed: bool, seed: int) -> str:
             skip = True
         elif not part.startswith(("--json=", "--html=")):
             kept.append(part)
-    return " ".join(["dpfuzz", *map(shlex.quote, kept), *(["--seed", str(seed)] if add_seed else [])])
+    return " ".join(
+        ["dpfuzz", *map(shlex.quote, kept), *(["--seed", str(seed)] if add_seed else [])]
+    )
 
 
 def _add_domain_options(parser: argparse.ArgumentParser) -> None:
-    domain = parser.add_argument_group("domain (default: the catalogue entry's, else dpfuzz.Domain's)")
+    domain = parser.add_argument_group(
+        "domain (default: the catalogue entry's, else dpfuzz.Domain's)"
+    )
     domain.add_argument("--low", type=float, help="smallest record value")
     domain.add_argument("--high", type=float, help="largest record value")
     domain.add_argument("--min-size", type=int, help="fewest records in a dataset")
     domain.add_argument("--max-size", type=int, help="most records in a dataset")
     domain.add_argument("--relation", choices=RELATIONS, help="neighbouring relation")
-    domain.add_argument("--distance", type=int, help="add_remove/substitute: neighbours differ in this many records")
+    domain.add_argument(
+        "--distance", type=int, help="add_remove/substitute: neighbours differ in this many records"
+    )
     domain.add_argument("--sensitivity", type=float, help="linf: how far each answer may move")
-    domain.add_argument("--dim", type=int, help="length of vector records (scalar records when unset)")
+    domain.add_argument(
+        "--dim", type=int, help="length of vector records (scalar records when unset)"
+    )
     domain.add_argument("--dtype", choices=["float", "int"], help="record type")
 
 
@@ -329,16 +571,31 @@ def resolve_target(args: argparse.Namespace):
     """The `dpfuzz.targets.Resolved` target that the command line describes."""
     from dpfuzz.targets import resolve
 
-    claimed = {name: getattr(args, name) for name in ("epsilon", "delta", "alpha", "mu", "rho") if getattr(args, name) is not None}
+    claimed = {
+        name: getattr(args, name)
+        for name in ("epsilon", "delta", "alpha", "mu", "rho")
+        if getattr(args, name) is not None
+    }
     params = dict(_parse_param(text) for text in args.param)
-    return _with_domain_options(resolve(args.target, claimed=claimed, params=params, per_call=args.per_call, structured=args.structured), args)
+    return _with_domain_options(
+        resolve(
+            args.target,
+            claimed=claimed,
+            params=params,
+            per_call=args.per_call,
+            structured=args.structured,
+        ),
+        args,
+    )
 
 
 def _with_domain_options(target, args: argparse.Namespace):
     """`target` on the domain the command line's domain options change."""
     import dataclasses
 
-    changes = {name: getattr(args, name) for name in DOMAIN_FLAGS if getattr(args, name) is not None}
+    changes = {
+        name: getattr(args, name) for name in DOMAIN_FLAGS if getattr(args, name) is not None
+    }
     if args.relation is not None or args.distance is not None or args.sensitivity is not None:
         domain = target.domain
         changes["relation"] = args.relation or domain.relation.name
@@ -362,7 +619,9 @@ def _count(text: str) -> int:
     except ValueError:
         value = math.nan
     if not value.is_integer():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 200000000 or 2e8")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number; write e.g. 200000000 or 2e8"
+        )
     return int(value)
 
 
@@ -371,7 +630,9 @@ def _parse_param(text: str) -> tuple[str, Any]:
 
     name, separator, value = text.partition("=")
     if not separator or not name:
-        raise ConfigError(f"--param {text!r} must look like NAME=VALUE (VALUE in JSON, or a bare string).")
+        raise ConfigError(
+            f"--param {text!r} must look like NAME=VALUE (VALUE in JSON, or a bare string)."
+        )
     try:
         return name, json.loads(value)
     except json.JSONDecodeError:
@@ -387,21 +648,52 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
 
     claimed = {} if args.epsilon is None else {"epsilon": args.epsilon}
     params = dict(_parse_param(text) for text in args.param)
-    target = _with_domain_options(resolve(args.target, claimed=claimed, params=params, claim=PureDP(0.0), per_call=args.per_call, structured=args.structured), args)  # the claim is not used
+    # the claim is not used
+    target = _with_domain_options(
+        resolve(
+            args.target,
+            claimed=claimed,
+            params=params,
+            claim=PureDP(0.0),
+            per_call=args.per_call,
+            structured=args.structured,
+        ),
+        args,
+    )
     where = target.domain
     if args.witness:
         entry = lookup(args.target)
-        witness = entry.witness(**entry.params(**claimed, **params)) if hasattr(entry, "witness") else None
-        if witness is None:
-            raise ConfigError(f"--witness needs a catalogue entry with a witness pair; {target.name} has none.")
-        where = witness
-    with _cluster(args.scheduler) as client, console.status("estimating") if console.is_terminal else _nothing():
-        estimate = estimate_epsilon(
-            target.mechanism, where, delta=args.delta, max_draws=args.max_draws, max_seconds=args.max_seconds,
-            beta=args.beta, seed=args.seed, domain=target.domain if args.witness else None, dask_client=client,
+        witness = (
+            entry.witness(**entry.params(**claimed, **params))
+            if hasattr(entry, "witness")
+            else None
         )
-    if args.max_seconds is None:  # a timed estimate's draws are the clock's: it does not rerun exactly
-        estimate = _with_reproduce(estimate, _reproduce_command(args.argv, args.seed is None, estimate.seed))
+        if witness is None:
+            raise ConfigError(
+                f"--witness needs a catalogue entry with a witness pair; {target.name} has none."
+            )
+        where = witness
+    with (
+        _cluster(args.scheduler) as client,
+        console.status("estimating") if console.is_terminal else _nothing(),
+    ):
+        estimate = estimate_epsilon(
+            target.mechanism,
+            where,
+            delta=args.delta,
+            max_draws=args.max_draws,
+            max_seconds=args.max_seconds,
+            beta=args.beta,
+            seed=args.seed,
+            domain=target.domain if args.witness else None,
+            dask_client=client,
+        )
+    if (
+        args.max_seconds is None
+    ):  # a timed estimate's draws are the clock's: it does not rerun exactly
+        estimate = _with_reproduce(
+            estimate, _reproduce_command(args.argv, args.seed is None, estimate.seed)
+        )
     console.print(estimate.summary(), markup=False)
     _write_reports(console, ((args.json, estimate.to_json), (args.html, estimate.to_html)))
     return 0
@@ -430,49 +722,85 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.errors import ConfigError
     from dpfuzz.store import ResultsStore
 
-    signal.signal(signal.SIGTERM, _stop)  # a kill ends the run as Ctrl-C does: workers stopped, the resume hint
+    # a kill ends the run as Ctrl-C does: workers stopped, the resume hint
+    signal.signal(signal.SIGTERM, _stop)
 
     if args.resume is not None and not (args.results / "results.db").exists():
-        raise ConfigError(f"--resume: no results database in {args.results}; pass the --results folder of the run.")
+        raise ConfigError(
+            f"--resume: no results database in {args.results}; pass the --results folder of the"
+            " run."
+        )
     if args.resume is not None:
         store = ResultsStore(args.results / "results.db")
         run = store.run(None if args.resume == -1 else args.resume)
         config, run_id = CampaignConfig.from_dict(run["config"]), run["run_id"]
         if args.config is None and config.imports():
             raise ConfigError(
-                f"run {run_id}'s stored config names code to import ({', '.join(config.imports())}); a results database "
-                "is data, so a resumed run imports only what a config you give names: dpfuzz campaign run CONFIG --resume "
-                f"--results {args.results}, with the config run {run_id} was started with."
+                f"run {run_id}'s stored config names code to import"
+                f" ({', '.join(config.imports())}); a results database is data, so a resumed run"
+                " imports only what a config you give names: dpfuzz campaign run CONFIG --resume"
+                f" --results {args.results}, with the config run {run_id} was started with."
             )
         if args.config is not None and load_config(args.config).to_dict() != config.to_dict():
             raise ConfigError(
-                f"{args.config} is not the config run {run_id} was started with; give that config to finish "
-                f"run {run_id}, or drop --resume to start a new run with {args.config}."
+                f"{args.config} is not the config run {run_id} was started with; give that config"
+                f" to finish run {run_id}, or drop --resume to start a new run with {args.config}."
             )
         validate(config, f"run {run_id}'s config")
         store.lock_run(run_id)
         if args.retry_failed:
             retried = store.forget(run_id, ("error", "crashed", "timed out"))
-            console.print(f"--retry-failed: {retried} stored audit{'s' if retried != 1 else ''} will run again")
+            console.print(
+                f"--retry-failed: {retried} stored audit{'s' if retried != 1 else ''} will run"
+                " again"
+            )
     else:  # the config is checked before a results folder is made
         config, run_id = load_config(args.config), None
         store = ResultsStore(args.results / "results.db")
     total = len(config.audits())
-    console.print(f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}")
-    resume = ["dpfuzz campaign run", *([str(args.config)] if args.config is not None else []), "--resume", "--results", str(args.results)]
-    args.interrupted = f"interrupted: finished audits are stored in {store.path}; finish the run with {' '.join(resume)}"
+    console.print(
+        f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}"
+    )
+    resume = [
+        "dpfuzz campaign run",
+        *([str(args.config)] if args.config is not None else []),
+        "--resume",
+        "--results",
+        str(args.results),
+    ]
+    args.interrupted = (
+        f"interrupted: finished audits are stored in {store.path}; finish the run with"
+        f" {' '.join(resume)}"
+    )
     stored = 0 if run_id is None else len(store.finished_keys(run_id))
     with _Progress(console, total, stored) as advance:
-        run_id = run_campaign(config, store, workers=args.workers, scheduler=args.scheduler, run_id=run_id, on_result=advance)
+        run_id = run_campaign(
+            config,
+            store,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            run_id=run_id,
+            on_result=advance,
+        )
     from dpfuzz.campaign_report import counts, failures
 
-    tally = ", ".join(f"{count} {outcome}" for outcome, count in sorted(counts(store.summaries(run_id)).items()))
+    tally = ", ".join(
+        f"{count} {outcome}" for outcome, count in sorted(counts(store.summaries(run_id)).items())
+    )
     resumed = f" ({stored} of them stored before this resume)" if stored else ""
     console.print(f"run {run_id} finished: {tally or 'no audits'}{resumed}")
     if args.no_report:
-        status = 1 if failures(store.summaries(run_id), args.allow_inconclusive or config.allow_inconclusive) else 0
+        status = (
+            1
+            if failures(
+                store.summaries(run_id), args.allow_inconclusive or config.allow_inconclusive
+            )
+            else 0
+        )
     else:
-        status = _write_report(store, run_id, args.results / "reports", None, console, args.allow_inconclusive)
+        status = _write_report(
+            store, run_id, args.results / "reports", None, console, args.allow_inconclusive
+        )
     return 0 if args.exit_zero else status
 
 
@@ -485,11 +813,16 @@ def _report_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.store import ResultsStore
 
     if not (args.results / "results.db").exists():
-        raise ConfigError(f"no results database in {args.results}; run 'dpfuzz campaign run' first or pass --results.")
+        raise ConfigError(
+            f"no results database in {args.results}; run 'dpfuzz campaign run' first or pass"
+            " --results."
+        )
     store = ResultsStore(args.results / "results.db")
     out = args.out or args.results / "reports"
     if args.compare:
-        status = _write_report(store, args.compare[1], out, args.compare[0], console, args.allow_inconclusive)
+        status = _write_report(
+            store, args.compare[1], out, args.compare[0], console, args.allow_inconclusive
+        )
     else:
         status = _write_report(store, args.run_id, out, None, console, args.allow_inconclusive)
     return 0 if args.exit_zero else status
@@ -509,7 +842,8 @@ def _write_report(store, run_id, out, compare_with, console, allow_inconclusive:
 
 
 class _Progress:
-    """Rich progress bar on a terminal (from the audits already stored); one plain log line per audit otherwise."""
+    """Rich progress bar on a terminal (from the audits already stored); one plain log line per
+    audit otherwise."""
 
     def __init__(self, console, total: int, done: int = 0):
         self.console, self.total, self.done = console, total, done
@@ -517,9 +851,21 @@ class _Progress:
     def __enter__(self):
         self.bar = None
         if self.console.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=self.console)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+            )
             self.task = self.bar.add_task("audits", total=self.total, completed=self.done)
             self.bar.start()
         return self
@@ -530,13 +876,17 @@ class _Progress:
         if epsilon is not None:
             from dpfuzz.campaign_report import epsilon_text
 
-            text += f", ε ≥ {epsilon_text(epsilon, claimed)}" + ("" if claimed is None else f" (claim {claimed:.3g})")
+            text += f", ε ≥ {epsilon_text(epsilon, claimed)}" + (
+                "" if claimed is None else f" (claim {claimed:.3g})"
+            )
         if summary.get("error"):
             text += f": {summary['error']}"
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:
-            self.console.print(f"[{done}/{total}] {text} ({summary.get('seconds', 0):.1f} s)", markup=False)
+            self.console.print(
+                f"[{done}/{total}] {text} ({summary.get('seconds', 0):.1f} s)", markup=False
+            )
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
@@ -564,8 +914,13 @@ def _catalog_command(args: argparse.Namespace, console) -> int:
         truth = entry.truth()
         true_epsilon = "" if truth.true_epsilon is None else f"{truth.true_epsilon:.4g}"
         table.add_row(
-            entry.name, entry.family, entry.claim().describe(), verdicts[truth.satisfies], true_epsilon,
-            entry.tester, "yes" if entry.witness() is not None else "",
+            entry.name,
+            entry.family,
+            entry.claim().describe(),
+            verdicts[truth.satisfies],
+            true_epsilon,
+            entry.tester,
+            "yes" if entry.witness() is not None else "",
         )
     console.print(table)
     return 0

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from dpfuzz.errors import ConfigError
 
@@ -18,7 +18,9 @@ def dask_client(address: str, worker_wait: float = WORKER_WAIT) -> Iterator:
     try:
         from dask.distributed import Client
     except ImportError as error:
-        raise ConfigError("--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'.") from error
+        raise ConfigError(
+            "--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'."
+        ) from error
     try:
         client = Client(address, timeout=worker_wait)
     except OSError as error:
@@ -28,7 +30,7 @@ def dask_client(address: str, worker_wait: float = WORKER_WAIT) -> Iterator:
             client.wait_for_workers(1, timeout=worker_wait)
         except TimeoutError:
             raise ConfigError(
-                f"the Dask scheduler at {address} has had no worker for {worker_wait:g} s: start one "
-                f"(dask worker {address}), or run without --scheduler."
+                f"the Dask scheduler at {address} has had no worker for {worker_wait:g} s: start"
+                f" one (dask worker {address}), or run without --scheduler."
             ) from None
         yield client

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 
-
 @dataclass(frozen=True)
 class DatasetPair:
     """Two neighbouring datasets; testers compare M(d0) against M(d1)."""
@@ -20,7 +19,7 @@ class DatasetPair:
     d0: np.ndarray
     d1: np.ndarray
 
-    def swapped(self) -> "DatasetPair":
+    def swapped(self) -> DatasetPair:
         return DatasetPair(self.d1, self.d0)
 
     def key(self) -> bytes:
@@ -50,30 +49,37 @@ def format_records(records, limit: int = 8, at: int | None = None) -> str:
     """A short, readable listing of records (rounded, truncated); a truncated listing shows the
     records around index `at` too (where two datasets differ)."""
     values = np.round(np.asarray(records, dtype=float), 4).tolist()
-    values = [int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 1e15 else v for v in values]
+    values = [
+        int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 1e15 else v for v in values
+    ]
     if len(values) <= limit:
         return str(values)
     if at is None or at < limit:
         return f"[{', '.join(map(str, values[:limit]))}, … ({len(values)} records)]"
     head, window = values[:3], values[at - 1 : at + 2]
     tail = ", …" if at + 2 < len(values) else ""
-    return f"[{', '.join(map(str, head))}, …, {', '.join(map(str, window))}{tail} ({len(values)} records; from record {at - 1})]"
+    return (
+        f"[{', '.join(map(str, head))}, …, {', '.join(map(str, window))}{tail} ({len(values)}"
+        f" records; from record {at - 1})]"
+    )
 
 
 def format_dataset(dataset: np.ndarray, limit: int = 8, at: int | None = None) -> str:
-    """A short, readable listing of a dataset's records (rounded, truncated; see `format_records`)."""
+    """A short, readable listing of a dataset's records (rounded, truncated; see
+    `format_records`)."""
     return format_records(np.asarray(dataset).tolist(), limit, at)
 
 
-def first_difference(pair: "DatasetPair") -> int:
+def first_difference(pair: DatasetPair) -> int:
     """The first record index at which d0 and d1 differ (the shorter one's length if none does)."""
     shorter = min(len(pair.d0), len(pair.d1))
-    rows0, rows1 = (np.asarray(d[:shorter]).reshape(shorter, -1) for d in (pair.d0, pair.d1)) if shorter else (np.empty((0, 1)),) * 2
+    rows0, rows1 = (
+        (np.asarray(d[:shorter]).reshape(shorter, -1) for d in (pair.d0, pair.d1))
+        if shorter
+        else (np.empty((0, 1)),) * 2
+    )
     differs = np.flatnonzero(np.any(rows0 != rows1, axis=1))
     return int(differs[0]) if len(differs) else shorter
-
-
-
 
 
 def __getattr__(name: str):
@@ -82,6 +88,10 @@ def __getattr__(name: str):
 
         from dpfuzz.domain import Domain
 
-        warnings.warn("dpfuzz.datasets.Domain moved: import dpfuzz.Domain (or dpfuzz.domain.Domain).", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "dpfuzz.datasets.Domain moved: import dpfuzz.Domain (or dpfuzz.domain.Domain).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return Domain
     raise AttributeError(f"module 'dpfuzz.datasets' has no attribute {name!r}")

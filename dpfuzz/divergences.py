@@ -22,7 +22,8 @@ def laplace_hockey_stick(epsilon: float, shift: float, scale: float = 1.0) -> fl
 
 
 def gaussian_hockey_stick(epsilon: float, shift: float, sigma: float = 1.0) -> float:
-    """H_{e^ε}(N(0, σ²) ‖ N(Δ, σ²)) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8)."""
+    """H_{e^ε}(N(0, σ²) ‖ N(Δ, σ²)) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm
+    8)."""
     if shift == 0:
         return 0.0
     a, b = shift / (2 * sigma), epsilon * sigma / shift
@@ -35,9 +36,12 @@ def gaussian_renyi(alpha: float, shift: float, sigma: float = 1.0) -> float:
 
 
 def laplace_renyi(alpha: float, shift: float, scale: float = 1.0) -> float:
-    """R_α(Lap(0, b) ‖ Lap(Δ, b)) = log[α/(2α−1) e^{(α−1)Δ/b} + (α−1)/(2α−1) e^{−αΔ/b}] / (α−1) (Mironov 2017, Table II)."""
+    """R_α(Lap(0, b) ‖ Lap(Δ, b)) = log[α/(2α−1) e^{(α−1)Δ/b} + (α−1)/(2α−1) e^{−αΔ/b}] / (α−1)
+    (Mironov 2017, Table II)."""
     t = shift / scale
-    inner = alpha / (2 * alpha - 1) * math.exp((alpha - 1) * t) + (alpha - 1) / (2 * alpha - 1) * math.exp(-alpha * t)
+    inner = alpha / (2 * alpha - 1) * math.exp((alpha - 1) * t) + (alpha - 1) / (
+        2 * alpha - 1
+    ) * math.exp(-alpha * t)
     return math.log(inner) / (alpha - 1)
 
 
@@ -53,21 +57,32 @@ def exponential_hockey_stick(epsilon: float, rate_p: float, rate_q: float) -> fl
     if rate_p <= rate_q:
         raise ValueError("exponential_hockey_stick needs rate_p > rate_q.")
     t = math.log(rate_p / (rate_q * math.exp(epsilon))) / (rate_p - rate_q)
-    return max(0.0, (1 - math.exp(-rate_p * t)) - math.exp(epsilon) * (1 - math.exp(-rate_q * t))) if t > 0 else 0.0
+    return (
+        max(0.0, (1 - math.exp(-rate_p * t)) - math.exp(epsilon) * (1 - math.exp(-rate_q * t)))
+        if t > 0
+        else 0.0
+    )
 
 
 def exponential_renyi(alpha: float, rate_p: float, rate_q: float) -> float:
-    """R_α(Exp(λ) ‖ Exp(μ)) = α/(α−1) ln λ − ln μ − ln(αλ − (α−1)μ)/(α−1), finite when αλ > (α−1)μ."""
+    """R_α(Exp(λ) ‖ Exp(μ)) = α/(α−1) ln λ − ln μ − ln(αλ − (α−1)μ)/(α−1), finite when αλ >
+    (α−1)μ."""
     denominator = alpha * rate_p - (alpha - 1) * rate_q
     if denominator <= 0:
         return math.inf
-    return alpha / (alpha - 1) * math.log(rate_p) - math.log(rate_q) - math.log(denominator) / (alpha - 1)
+    return (
+        alpha / (alpha - 1) * math.log(rate_p)
+        - math.log(rate_q)
+        - math.log(denominator) / (alpha - 1)
+    )
 
 
 def randomized_response_renyi(alpha: float, true_epsilon: float) -> float:
     """R_α between binary randomized response's two output laws, Bern(p) ‖ Bern(1 − p)."""
     p = math.exp(true_epsilon) / (1 + math.exp(true_epsilon))
-    return math.log(p**alpha * (1 - p) ** (1 - alpha) + (1 - p) ** alpha * p ** (1 - alpha)) / (alpha - 1)
+    return math.log(p**alpha * (1 - p) ** (1 - alpha) + (1 - p) ** alpha * p ** (1 - alpha)) / (
+        alpha - 1
+    )
 
 
 def gaussian_kernel_mmd(shift: float, sigma: float, bandwidth: float) -> float:

@@ -17,7 +17,8 @@ _DTYPE_NAMES = {"int": "int", "float": "float"}
 
 
 def _dtype_name(dtype: object) -> str:
-    """"int" or "float" from the strings, Python's int and float, or any numpy integer/float dtype."""
+    """ "int" or "float" from the strings, Python's int and float, or any numpy integer/float
+    dtype."""
     if isinstance(dtype, str) and dtype in _DTYPE_NAMES:
         return dtype
     try:
@@ -29,7 +30,8 @@ def _dtype_name(dtype: object) -> str:
     if kind == "f":
         return "float"
     raise InvalidArgument(
-        f"dtype must be 'int' or 'float' (or int, float, a numpy integer or float dtype), got {dtype!r}."
+        "dtype must be 'int' or 'float' (or int, float, a numpy integer or float dtype), got"
+        f" {dtype!r}."
     )
 
 
@@ -60,7 +62,7 @@ class Domain:
     high: float | tuple = 1.0
     min_size: int = 0
     max_size: int = 10
-    relation: "str | Relation" = "add_remove"
+    relation: str | Relation = "add_remove"
     dim: int | None = None
     dtype: object = "float"
     distance: int | None = None
@@ -72,24 +74,43 @@ class Domain:
         relation = make_relation(self.relation, self.distance, self.sensitivity)
         object.__setattr__(self, "relation", relation)
         object.__setattr__(self, "distance", getattr(relation, "distance", 1))
-        object.__setattr__(self, "sensitivity", relation.sensitivity if isinstance(relation, Linf) else None)
+        object.__setattr__(
+            self, "sensitivity", relation.sensitivity if isinstance(relation, Linf) else None
+        )
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
         if self.dim is not None:
             check_int("dim (None for scalar records)", self.dim, minimum=1)
         for name in ("min_size", "max_size"):
             object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=0))
         if self.max_size < self.min_size:
-            raise InvalidArgument(f"max_size ({self.max_size}) must be >= min_size ({self.min_size}).")
+            raise InvalidArgument(
+                f"max_size ({self.max_size}) must be >= min_size ({self.min_size})."
+            )
         width = self.dim or 1
-        check_affordable([("max_size" if width == 1 else "dim", self.max_size if width == 1 else width,
-                           16 * max(self.max_size, 1) * width,
-                           f"two datasets of {self.max_size:,} records" + (f" of {width:,} values" if width > 1 else ""))])
+        check_affordable(
+            [
+                (
+                    "max_size" if width == 1 else "dim",
+                    self.max_size if width == 1 else width,
+                    16 * max(self.max_size, 1) * width,
+                    f"two datasets of {self.max_size:,} records"
+                    + (f" of {width:,} values" if width > 1 else ""),
+                )
+            ]
+        )
         shape = () if self.dim is None else (self.dim,)
         low, high = self._bound("low", self.low, shape), self._bound("high", self.high, shape)
         if not np.all(low <= high):
-            raise InvalidArgument(f"low must be <= high in every coordinate, got low={self.low!r}, high={self.high!r}.")
-        if self.dtype == "int" and not (np.all(low == np.round(low)) and np.all(high == np.round(high))):
-            raise InvalidArgument(f"dtype='int' needs integer bounds, got low={self.low!r}, high={self.high!r}.")
+            raise InvalidArgument(
+                f"low must be <= high in every coordinate, got low={self.low!r},"
+                f" high={self.high!r}."
+            )
+        if self.dtype == "int" and not (
+            np.all(low == np.round(low)) and np.all(high == np.round(high))
+        ):
+            raise InvalidArgument(
+                f"dtype='int' needs integer bounds, got low={self.low!r}, high={self.high!r}."
+            )
         object.__setattr__(self, "_low", low)
         object.__setattr__(self, "_high", high)
         relation.check_domain(self)
@@ -99,7 +120,9 @@ class Domain:
         try:
             array = np.broadcast_to(np.asarray(value, dtype=float), shape).copy()
         except (TypeError, ValueError) as error:
-            raise InvalidArgument(f"{name}={value!r} must be a number or one per coordinate (shape {shape}).") from error
+            raise InvalidArgument(
+                f"{name}={value!r} must be a number or one per coordinate (shape {shape})."
+            ) from error
         if not np.all(np.isfinite(array)):
             raise InvalidArgument(f"{name} must be finite, got {value!r}.")
         return array
@@ -137,7 +160,9 @@ class Domain:
     def random_records(self, count: int, rng: np.random.Generator) -> np.ndarray:
         shape = (count,) + self.record_shape
         if self.dtype == "int":
-            return rng.integers(self._low.astype(np.int64), self._high.astype(np.int64) + 1, size=shape)
+            return rng.integers(
+                self._low.astype(np.int64), self._high.astype(np.int64) + 1, size=shape
+            )
         return rng.uniform(self._low, self._high, size=shape)
 
     def random_dataset(self, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
@@ -151,7 +176,9 @@ class Domain:
 
     def constant_records(self, record: object, count: int) -> np.ndarray:
         """`count` copies of one record, as a dataset array."""
-        return np.broadcast_to(np.asarray(record, dtype=self.numpy_dtype), (count,) + self.record_shape).copy()
+        return np.broadcast_to(
+            np.asarray(record, dtype=self.numpy_dtype), (count,) + self.record_shape
+        ).copy()
 
     def records_from_unit(self, unit: np.ndarray) -> np.ndarray:
         """Records from coordinates in [0, 1], `record_width` per record (integers: equal cells)."""
@@ -175,15 +202,22 @@ class Domain:
             raise InvalidArgument(f"{name} must be a numpy array, got {type(dataset).__name__}.")
         if dataset.ndim != 1 + len(self.record_shape) or dataset.shape[1:] != self.record_shape:
             expected = "(n,)" if self.dim is None else f"(n, {self.dim})"
-            raise InvalidArgument(f"{name} has shape {dataset.shape}; this domain's datasets have shape {expected}.")
+            raise InvalidArgument(
+                f"{name} has shape {dataset.shape}; this domain's datasets have shape {expected}."
+            )
         if not self.min_size <= len(dataset) <= self.max_size:
             raise InvalidArgument(
-                f"{name} has {len(dataset)} records; the domain allows {self.min_size} to {self.max_size}."
+                f"{name} has {len(dataset)} records; the domain allows {self.min_size} to"
+                f" {self.max_size}."
             )
         if len(dataset) and (np.any(dataset < self._low) or np.any(dataset > self._high)):
-            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has records outside [{self.low}, {self.high}].")
+            raise InvalidArgument(
+                f"{name} = {format_dataset(dataset)} has records outside [{self.low}, {self.high}]."
+            )
         if self.dtype == "int" and np.any(dataset != np.round(dataset)):
-            raise InvalidArgument(f"{name} = {format_dataset(dataset)} has non-integer records but dtype='int'.")
+            raise InvalidArgument(
+                f"{name} = {format_dataset(dataset)} has non-integer records but dtype='int'."
+            )
 
     def validate_pair(self, pair: DatasetPair) -> None:
         """Raise `InvalidArgument` unless both datasets lie in the domain and are neighbours."""
@@ -194,9 +228,14 @@ class Domain:
         self.relation.check_pair(self, pair)
 
     def describe_pair(self, pair: DatasetPair) -> list[str]:
-        """What differs first, then both datasets: ``["d1 = d0 + [0.0] (added)", "d0 = …", "d1 = …"]``."""
+        """What differs first, then both datasets: ``["d1 = d0 + [0.0] (added)", "d0 = …", "d1 =
+        …"]``."""
         at = first_difference(pair)
-        return [self.relation.difference(pair), f"d0 = {format_dataset(pair.d0, at=at)}", f"d1 = {format_dataset(pair.d1, at=at)}"]
+        return [
+            self.relation.difference(pair),
+            f"d0 = {format_dataset(pair.d0, at=at)}",
+            f"d1 = {format_dataset(pair.d1, at=at)}",
+        ]
 
     def to_dict(self) -> dict:
         def plain(value):
@@ -217,17 +256,33 @@ def enclosing_domain(pairs: list[DatasetPair]) -> Domain:
     """The smallest domain holding the pairs, under the first built-in relation that makes every
     pair a neighbouring pair (add/remove, substitute, then ℓ∞ with sensitivity 1)."""
     datasets = [np.asarray(dataset) for pair in pairs for dataset in pair]
-    values = np.concatenate([dataset.reshape(len(dataset), int(np.prod(dataset.shape[1:]))) for dataset in datasets])
+    values = np.concatenate(
+        [dataset.reshape(len(dataset), int(np.prod(dataset.shape[1:]))) for dataset in datasets]
+    )
     vector = datasets[0].ndim > 1
-    integral = all(np.issubdtype(dataset.dtype, np.integer) or np.array_equal(dataset, np.round(dataset)) for dataset in datasets)
-    low, high = (values.min(axis=0), values.max(axis=0)) if len(values) else (np.zeros(1), np.ones(1))
+    integral = all(
+        np.issubdtype(dataset.dtype, np.integer) or np.array_equal(dataset, np.round(dataset))
+        for dataset in datasets
+    )
+    low, high = (
+        (values.min(axis=0), values.max(axis=0)) if len(values) else (np.zeros(1), np.ones(1))
+    )
     if not vector:
         low, high = float(low.min()), float(high.max())
     sizes = [len(dataset) for dataset in datasets]
-    base = {"low": low, "high": high, "dim": datasets[0].shape[1] if vector else None, "dtype": "int" if integral else "float"}
+    base = {
+        "low": low,
+        "high": high,
+        "dim": datasets[0].shape[1] if vector else None,
+        "dtype": "int" if integral else "float",
+    }
     smallest, largest = min(sizes), max(sizes)
     # add/remove and substitute need a size range of at least two; linf one size, the answers' count
-    candidates = (("add_remove", smallest, max(largest, smallest + 1)), ("substitute", smallest, largest + 1), ("linf", largest, largest))
+    candidates = (
+        ("add_remove", smallest, max(largest, smallest + 1)),
+        ("substitute", smallest, largest + 1),
+        ("linf", largest, largest),
+    )
     tried = []
     for relation, min_size, max_size in candidates:
         try:
@@ -238,6 +293,6 @@ def enclosing_domain(pairs: list[DatasetPair]) -> Domain:
         except InvalidArgument as error:
             tried.append(f"{relation}: {error}")
     raise InvalidArgument(
-        "the pairs are not neighbours under add_remove, substitute or linf (sensitivity 1); pass a Domain "
-        "whose relation they satisfy, and its pairs. " + " ".join(tried)
+        "the pairs are not neighbours under add_remove, substitute or linf (sensitivity 1); pass a"
+        " Domain whose relation they satisfy, and its pairs. " + " ".join(tried)
     )

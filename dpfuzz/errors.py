@@ -41,4 +41,5 @@ class TargetBuildError(DPFuzzError):
 
 
 class LibraryMissing(DPFuzzError):
-    """A library an audit target needs (an adapter's) is not installed; campaigns skip the target."""
+    """A library an audit target needs (an adapter's) is not installed; campaigns skip the
+    target."""

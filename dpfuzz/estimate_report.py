@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.report import AuditReport, html_page
 
+
 @dataclass(frozen=True)
 class EpsilonEstimate:
     """A certified lower bound on the mechanism's ε at δ, with what certified it."""
@@ -20,7 +21,9 @@ class EpsilonEstimate:
     event: str
     draws: int
     seconds: float
-    seed: int  # ``estimate_epsilon(..., max_draws=draws, seed=seed)`` reproduces it, unless max_seconds set its draws
+    # ``estimate_epsilon(..., max_draws=draws, seed=seed)`` reproduces it, unless max_seconds set
+    # its draws
+    seed: int
     report: AuditReport  # the audit that certified the bound (on the chosen pair)
     search: AuditReport | None = None  # the audit that chose the pair, when there were several
     reproduce: str = ""  # how to run this estimate again, when the caller knows (the CLI)
@@ -51,10 +54,14 @@ class EpsilonEstimate:
             return None
         if power["value"] is not None and math.isfinite(power["value"]):
             return (
-                f"nothing certified: {power['samples']:,} outputs per side would have certified a privacy loss of "
-                f"{power['value']:.3g} on this event; more draws certify smaller ones"
+                f"nothing certified: {power['samples']:,} outputs per side would have certified a"
+                f" privacy loss of {power['value']:.3g} on this event; more draws certify smaller"
+                " ones"
             )
-        return f"nothing certified: the event held {details['count_p']:,} and {details['count_q']:,} of {power['samples']:,} outputs per side"
+        return (
+            f"nothing certified: the event held {details['count_p']:,} and {details['count_q']:,}"
+            f" of {power['samples']:,} outputs per side"
+        )
 
     def clock_notes(self) -> list[str]:
         """What cut the certification short or changed the estimate returned (`StopReason`s that
@@ -63,7 +70,10 @@ class EpsilonEstimate:
         return [stop.text for stop in self.report.stops if stop.reason.ends_certification]
 
     def headline(self) -> str:
-        return f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism} (confidence {1 - self.beta:g})"
+        return (
+            f"ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} for {self.report.mechanism}"
+            f" (confidence {1 - self.beta:g})"
+        )
 
     def summary(self) -> str:
         difference, d0, d1 = self.report.domain.describe_pair(self.pair)
@@ -76,8 +86,12 @@ class EpsilonEstimate:
                 f"          {d1}",
                 f"  event   {self.event}",
                 *(
-                    [f"  search  the pair chosen from {self.search.trials} by {self.search.draws:,} of the draws"]
-                    if self.search is not None else []
+                    [
+                        f"  search  the pair chosen from {self.search.trials} by"
+                        f" {self.search.draws:,} of the draws"
+                    ]
+                    if self.search is not None
+                    else []
                 ),
                 f"  draws   {self.draws:,} outputs in {self.seconds:.2f} s; seed {self.seed}",
                 *([f"  power   {power}"] if power else []),
@@ -94,20 +108,41 @@ class EpsilonEstimate:
         (n_p, n_q), counts = verification.num_samples, verification.details
         rerun = self.reproduce or f"estimate_epsilon(..., max_draws={self.draws}, seed={self.seed})"
         if not self.reproduce and self.report.settings.get("max_seconds") is not None:
-            rerun += " (a timed estimate: exactly so only where max_draws, not the clock, set its draws)"
+            rerun += (
+                " (a timed estimate: exactly so only where max_draws, not the clock, set its draws)"
+            )
         facts = [
             ("ε lower bound", f"{self.epsilon_lower_bound:.4g} at δ = {self.delta:g}"),
-            ("confidence", f"1 − β = {1 - self.beta:g}: the true ε at δ is below the bound with probability at most β"),
+            (
+                "confidence",
+                (
+                    f"1 − β = {1 - self.beta:g}: the true ε at δ is below the bound with"
+                    " probability at most β"
+                ),
+            ),
             ("event", self.event),
             (
                 "certified on",
-                f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of {n_q:,} on d1 in the event: "
-                f"fresh outputs, not those {'the event was' if self.search is None else 'the event and the pair were'} chosen on",
+                (
+                    f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of"
+                    f" {n_q:,} on d1 in the event: fresh outputs, not those"
+                    f" {'the event was' if self.search is None else 'the event and the pair were'}"
+                    " chosen on"
+                ),
             ),
             *([("power", power)] if (power := self.power_text()) else []),
             *(
-                [("search", f"the pair chosen from {self.search.trials} by {self.search.draws:,} of the draws (below)")]
-                if self.search is not None else []
+                [
+                    (
+                        "search",
+                        (
+                            f"the pair chosen from {self.search.trials} by {self.search.draws:,} of"
+                            " the draws (below)"
+                        ),
+                    )
+                ]
+                if self.search is not None
+                else []
             ),
             ("draws", f"{self.draws:,} outputs in {self.seconds:.2f} s"),
             ("seed", str(self.seed)),
@@ -115,11 +150,18 @@ class EpsilonEstimate:
             *(("note", note) for note in self.clock_notes()),
         ]
         return html_page(
-            f"dpfuzz estimate: {self.report.mechanism}", self.headline(), "#0969da", "Certified pair",
-            self.report.domain.describe_pair(self.pair), facts, self.report.distributions_html() + self.report.profile_html(gaussian=False),
-            () if self.search is None else self.search.history, "held-out ε bound",
+            f"dpfuzz estimate: {self.report.mechanism}",
+            self.headline(),
+            "#0969da",
+            "Certified pair",
+            self.report.domain.describe_pair(self.pair),
+            facts,
+            self.report.distributions_html() + self.report.profile_html(gaussian=False),
+            () if self.search is None else self.search.history,
+            "held-out ε bound",
             meaning=(
-                f"With confidence {1 - self.beta:g}, this mechanism's ε at δ = {self.delta:g} is at least "
-                f"{self.epsilon_lower_bound:.4g}: it is no more private than that. Its true ε may be larger."
+                f"With confidence {1 - self.beta:g}, this mechanism's ε at δ = {self.delta:g} is at"
+                f" least {self.epsilon_lower_bound:.4g}: it is no more private than that. Its true"
+                " ε may be larger."
             ),
         )

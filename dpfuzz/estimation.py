@@ -1,13 +1,13 @@
 """Certified ε estimation: "how private is this, at least?" (the question DP-Sniper answers).
 
-`estimate_epsilon` runs the engine (`dpfuzz.engine`) with the claim ε = 0 (at the given δ) and
-the hockey-stick tester's ``objective="epsilon"`` (events ranked by the ε they would certify) and
-``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy loss). On one
-pair, most draws go to the one final certification, whose bound is the estimate
-(`engine.sizes`). Several pairs (a `Domain`, or a list) are estimated in two stages: a search run
-spends `search_share` of the draws on all pairs alike and picks the pair whose held-out bound is
-largest (`engine.estimate.chosen_pair`); the rest estimate that pair alone, its event fitted on fresh outputs.
-The pair and event are selected on other samples than the one held-out test at level β, so
+`estimate_epsilon` runs the engine (`dpfuzz.engine`) with the claim ε = 0 (at the given δ) and the
+hockey-stick tester's ``objective="epsilon"`` (events ranked by the ε they would certify) and
+``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy loss). On one pair,
+most draws go to the one final certification, whose bound is the estimate (`engine.sizes`). Several
+pairs (a `Domain`, or a list) are estimated in two stages: a search run spends `search_share` of the
+draws on all pairs alike and picks the pair whose held-out bound is largest
+(`engine.estimate.chosen_pair`); the rest estimate that pair alone, its event fitted on fresh
+outputs. The pair and event are selected on other samples than the one held-out test at level β, so
 
     P(true ε at δ < estimate) ≤ β.
 
@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
-from dpfuzz.engine.estimate import EstimateTask, estimation_tester  # noqa: F401  (estimation_tester: public here too)
+from dpfuzz.engine.estimate import (
+    EstimateTask,
+)  # noqa: F401  (estimation_tester: public here too)
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.timing import timed_estimate
 from dpfuzz.errors import InvalidArgument
@@ -61,20 +63,36 @@ def estimate_epsilon(
     if max_draws is not None:
         max_draws = check_int("max_draws", max_draws, minimum=10_000)
     if policy is not None and not isinstance(policy, EstimationPolicy):
-        raise InvalidArgument(f"policy must be a dpfuzz.EstimationPolicy, got {type(policy).__name__}; build one with EstimationPolicy(field=value, ...).")
-    task = EstimateTask.make(mechanism, target, domain, delta, beta, policy or EstimationPolicy(), dask_client)
+        raise InvalidArgument(
+            f"policy must be a dpfuzz.EstimationPolicy, got {type(policy).__name__}; build one with"
+            " EstimationPolicy(field=value, ...)."
+        )
+    task = EstimateTask.make(
+        mechanism, target, domain, delta, beta, policy or EstimationPolicy(), dask_client
+    )
     if max_seconds is None:
-        return task.estimate(task.policy.default_max_draws if max_draws is None else max_draws, seed)
+        return task.estimate(
+            task.policy.default_max_draws if max_draws is None else max_draws, seed
+        )
     max_seconds = check_number("max_seconds", max_seconds, minimum=0.0, exclusive_minimum=True)
     return timed_estimate(task, max_seconds, max_draws, seed)
 
 
-_MOVED = {name: "dpfuzz.engine.sizes" for name in ("fit_samples", "search_plan", "smallest_budget", "verification_samples")} | {
-    name: "dpfuzz.engine.timing" for name in ("seconds_per_draw", "planned_draws")}
+_MOVED = {
+    name: "dpfuzz.engine.sizes"
+    for name in ("fit_samples", "search_plan", "smallest_budget", "verification_samples")
+} | {name: "dpfuzz.engine.timing" for name in ("seconds_per_draw", "planned_draws")}
+
 
 def __getattr__(name: str):
     if name in _MOVED:  # deprecated locations, kept for one minor release
-        import importlib, warnings  # noqa: E401
-        warnings.warn(f"dpfuzz.estimation.{name} moved to {_MOVED[name]}.{name}.", DeprecationWarning, stacklevel=2)
+        import importlib  # noqa: E401
+        import warnings
+
+        warnings.warn(
+            f"dpfuzz.estimation.{name} moved to {_MOVED[name]}.{name}.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module(_MOVED[name]), name)
     raise AttributeError(f"module 'dpfuzz.estimation' has no attribute {name!r}")

@@ -29,16 +29,19 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
 from multiprocessing.connection import wait
-from typing import TYPE_CHECKING, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dpfuzz.campaign import AuditSpec
 
 
-def _serve(connection, alive, cwd: str, path: list[str], one_thread: bool, run_audit: Callable) -> None:
+def _serve(
+    connection, alive, cwd: str, path: list[str], one_thread: bool, run_audit: Callable
+) -> None:
     """A worker: run the audits sent with `run_audit`, send each result back; stop at None, or
     kill its process group when `alive` (whose other end only the campaign holds) closes."""
     if hasattr(os, "setsid"):
@@ -68,11 +71,18 @@ def _guarded(run_audit: Callable, spec: AuditSpec) -> tuple[tuple, bool]:
         return run_audit(spec), True
     except Exception as error:
         where = traceback.extract_tb(error.__traceback__)[-1]
-        reason = (f"dpfuzz failed on this audit ({type(error).__name__}: {error}, at {where.filename}:{where.lineno}): "
-                  "a bug in dpfuzz; please report it with the audit's command")
+        reason = (
+            f"dpfuzz failed on this audit ({type(error).__name__}: {error}, at"
+            f" {where.filename}:{where.lineno}): a bug in dpfuzz; please report it with the audit's"
+            " command"
+        )
         return failed(spec, "crashed", reason, time.monotonic() - started), True
-    except BaseException as error:  # SystemExit, KeyboardInterrupt inside the mechanism: the process ends
-        reason = f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''}, which ends a process"
+    # SystemExit, KeyboardInterrupt inside the mechanism: the process ends
+    except BaseException as error:
+        reason = (
+            f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''},"
+            " which ends a process"
+        )
         return failed(spec, "crashed", reason, time.monotonic() - started), False
 
 
@@ -91,7 +101,10 @@ class _Worker:
     def __init__(self, context, one_thread: bool, run_audit: Callable):
         self.connection, child = context.Pipe()
         child_alive, self.alive = context.Pipe(duplex=False)
-        self.process = context.Process(target=_serve, args=(child, child_alive, os.getcwd(), list(sys.path), one_thread, run_audit))
+        self.process = context.Process(
+            target=_serve,
+            args=(child, child_alive, os.getcwd(), list(sys.path), one_thread, run_audit),
+        )
         self.process.start()
         child.close()
         child_alive.close()
@@ -106,7 +119,11 @@ class _Worker:
         """Kill the worker and every process it started (its group)."""
         if self.process.is_alive():
             try:
-                os.killpg(self.process.pid, signal.SIGKILL) if hasattr(os, "killpg") else self.process.kill()
+                (
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                    if hasattr(os, "killpg")
+                    else self.process.kill()
+                )
             except ProcessLookupError:  # it ended on its own meanwhile
                 pass
         self.process.join()
@@ -116,21 +133,40 @@ class _Worker:
 
 def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[str, dict, None]:
     """The stored result of an audit whose worker died or ran out of time."""
-    summary = {**spec.summary(), "claim": "?", "claimed_epsilon": None, "outcome": outcome, "error": error, "seconds": seconds}
+    summary = {
+        **spec.summary(),
+        "claim": "?",
+        "claimed_epsilon": None,
+        "outcome": outcome,
+        "error": error,
+        "seconds": seconds,
+    }
     return spec.key, summary, None
 
 
 def _died(spec: AuditSpec, code: int | None, seconds: float) -> tuple[str, dict, None]:
-    return failed(spec, "crashed", f"the audit's process ended (exit code {code}) before it reported: the mechanism "
-                  "exited, was interrupted or killed, or ran out of memory", seconds)
+    return failed(
+        spec,
+        "crashed",
+        f"the audit's process ended (exit code {code}) before it reported: the mechanism "
+        "exited, was interrupted or killed, or ran out of memory",
+        seconds,
+    )
 
 
 def _timed_out(spec: AuditSpec, audit_timeout: float, seconds: float) -> tuple[str, dict, None]:
-    return failed(spec, "timed out", f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
-                  "give the audit max_seconds, or a larger audit_timeout", seconds)
+    return failed(
+        spec,
+        "timed out",
+        f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
+        "give the audit max_seconds, or a larger audit_timeout",
+        seconds,
+    )
 
 
-def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable) -> Iterator[tuple]:
+def run_isolated(
+    specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable
+) -> Iterator[tuple]:
     """Every audit of `specs` run by `run_audit` (a module-level function, so that it pickles) in
     one of `workers` supervised processes, each audit at most `audit_timeout` seconds; yields
     (key, summary, report) as they finish."""
@@ -147,7 +183,9 @@ def run_isolated(specs: list[AuditSpec], workers: int, audit_timeout: float, run
                 idle.give(pending.pop())
             busy = [worker for worker in pool if worker.spec is not None]
             soonest = min(worker.started + audit_timeout for worker in busy)
-            ready = wait([worker.connection for worker in busy], timeout=max(0.0, soonest - time.monotonic()))
+            ready = wait(
+                [worker.connection for worker in busy], timeout=max(0.0, soonest - time.monotonic())
+            )
             for worker in busy:
                 seconds = time.monotonic() - worker.started
                 if worker.connection in ready:
@@ -183,8 +221,10 @@ def _signals_held():
         yield
         return
     received: list[int] = []
-    previous = {number: signal.signal(number, lambda number, frame: received.append(number))
-                for number in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        number: signal.signal(number, lambda number, frame: received.append(number))
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
@@ -201,7 +241,10 @@ def run_in_subprocess(spec: AuditSpec, audit_timeout: float, run_audit: Callable
     with tempfile.TemporaryDirectory(prefix="dpfuzz-audit-") as folder:
         job, answer = Path(folder, "job.pickle"), Path(folder, "result.pickle")
         job.write_bytes(pickle.dumps((os.getcwd(), list(sys.path), run_audit, spec, str(answer))))
-        child = subprocess.Popen([sys.executable, "-m", "dpfuzz.isolation", str(job)], start_new_session=hasattr(os, "setsid"))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "dpfuzz.isolation", str(job)],
+            start_new_session=hasattr(os, "setsid"),
+        )
         try:
             code = child.wait(audit_timeout)
         except subprocess.TimeoutExpired:

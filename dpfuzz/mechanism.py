@@ -12,9 +12,11 @@ import inspect
 import multiprocessing
 import pickle
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Protocol
+from functools import partial
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,7 +27,9 @@ from dpfuzz.validation import check_choice, check_int
 
 
 class Mechanism(Protocol):
-    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray: ...
+    def __call__(
+        self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator
+    ) -> np.ndarray: ...
 
 
 def mechanism_name(mechanism: Callable) -> str:
@@ -54,8 +58,10 @@ def is_mechanism(target: Any) -> bool:
     except (TypeError, ValueError):
         return False
     positional = [
-        parameter for parameter in parameters.values()
-        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD) and parameter.default is parameter.empty
+        parameter
+        for parameter in parameters.values()
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+        and parameter.default is parameter.empty
     ]
     return "num_samples" in parameters or (len(positional) == 3 and positional[2].name in RNG_NAMES)
 
@@ -72,29 +78,64 @@ class PerCallMechanism:
         self.name = mechanism_name(function)
         self._pool: ProcessPoolExecutor | None = None
 
-    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, timeout: float | None = None) -> np.ndarray:
+    def __call__(
+        self,
+        dataset: np.ndarray,
+        num_samples: int,
+        rng: np.random.Generator,
+        timeout: float | None = None,
+    ) -> np.ndarray:
         """`num_samples` outputs; with `timeout`, each call of the function may take that long
         at most (`CallTimeout`)."""
         if self.workers <= 1:
-            return _draw(self.function, self.batch, self.batch_size, dataset, num_samples, rng, timeout)
-        sizes = [len(chunk) for chunk in np.array_split(np.arange(num_samples), self.workers) if len(chunk)]
+            return _draw(
+                self.function, self.batch, self.batch_size, dataset, num_samples, rng, timeout
+            )
+        sizes = [
+            len(chunk)
+            for chunk in np.array_split(np.arange(num_samples), self.workers)
+            if len(chunk)
+        ]
         count, generators = len(sizes), rng.spawn(len(sizes))
-        if multiprocessing.current_process().daemon:  # e.g. a Dask worker: no child processes; the same chunks here
-            return np.concatenate([_draw(self.function, self.batch, self.batch_size, dataset, size, generator, timeout)
-                                   for size, generator in zip(sizes, generators)])
+        if (
+            multiprocessing.current_process().daemon
+        ):  # e.g. a Dask worker: no child processes; the same chunks here
+            return np.concatenate(
+                [
+                    _draw(
+                        self.function,
+                        self.batch,
+                        self.batch_size,
+                        dataset,
+                        size,
+                        generator,
+                        timeout,
+                    )
+                    for size, generator in zip(sizes, generators)
+                ]
+            )
         if self._pool is None:
             context = multiprocessing.get_context(self.start_method)
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
         try:
-            chunks = list(self._pool.map(
-                _draw, [self.function] * count, [self.batch] * count, [self.batch_size] * count, [dataset] * count, sizes,
-                generators, [timeout] * count,
-            ))
+            chunks = list(
+                self._pool.map(
+                    _draw,
+                    [self.function] * count,
+                    [self.batch] * count,
+                    [self.batch_size] * count,
+                    [dataset] * count,
+                    sizes,
+                    generators,
+                    [timeout] * count,
+                )
+            )
         except BrokenProcessPool:  # a worker died: the next call starts a new pool
             self._pool.shutdown(wait=False)
             self._pool = None
             raise MechanismError(
-                f"a worker process of {self!r} died while drawing (the function exited, was killed, or ran out of memory)."
+                f"a worker process of {self!r} died while drawing (the function exited, was killed,"
+                " or ran out of memory)."
             ) from None
         return np.concatenate(chunks)
 
@@ -105,7 +146,11 @@ class PerCallMechanism:
             self._pool = None
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_pool": None}  # a campaign may send the mechanism to another process
+        # a campaign may send the mechanism to another process
+        return {
+            **self.__dict__,
+            "_pool": None,
+        }
 
     def __repr__(self) -> str:
         return f"per_call({self.name}, workers={self.workers}{', batched' if self.batch else ''})"
@@ -136,9 +181,13 @@ def per_call(
     worker that dies fails that draw with `MechanismError`; the next draw starts new workers.
     """
     if not callable(function):
-        raise InvalidArgument(f"per_call needs a function(dataset, rng) -> one output, got {function!r}.")
+        raise InvalidArgument(
+            f"per_call needs a function(dataset, rng) -> one output, got {function!r}."
+        )
     if batch is not None and not callable(batch):
-        raise InvalidArgument(f"batch must be a function(dataset, count, rng) -> count outputs, got {batch!r}.")
+        raise InvalidArgument(
+            f"batch must be a function(dataset, count, rng) -> count outputs, got {batch!r}."
+        )
     check_int("batch_size", batch_size, minimum=1)
     check_int("workers", workers, minimum=1)
     check_choice("start_method", start_method, ("forkserver", "spawn", "fork"))
@@ -148,23 +197,39 @@ def per_call(
                 pickle.dumps(value)
             except Exception as error:
                 raise InvalidArgument(
-                    f"per_call(workers={workers}) runs its {role} {value!r} in worker processes, so it must be "
-                    f"picklable, but pickling failed ({type(error).__name__}: {error}). Define it at module level "
-                    "(not a lambda or a nested function) in an importable module, or use workers=1."
+                    f"per_call(workers={workers}) runs its {role} {value!r} in worker processes, so"
+                    f" it must be picklable, but pickling failed ({type(error).__name__}: {error})."
+                    " Define it at module level (not a lambda or a nested function) in an"
+                    " importable module, or use workers=1."
                 ) from error
     return PerCallMechanism(function, batch, batch_size, workers, start_method)
 
 
-def _draw(function, batch, batch_size: int, dataset: np.ndarray, count: int, rng: np.random.Generator, timeout=None) -> np.ndarray:
+def _draw(
+    function,
+    batch,
+    batch_size: int,
+    dataset: np.ndarray,
+    count: int,
+    rng: np.random.Generator,
+    timeout=None,
+) -> np.ndarray:
     """`count` outputs: batched calls of at most `batch_size`, or one call per draw; with
     `timeout`, each call waited for that long at most."""
+
     def timed(call: Callable[[], Any]) -> Any:
         return call() if timeout is None else call_within(call, timeout)
 
     if batch is None:
         return np.asarray([timed(lambda: function(dataset, rng)) for _ in range(count)])
-    sizes = [batch_size] * (count // batch_size) + ([count % batch_size] if count % batch_size else [])
-    return np.concatenate([np.asarray(timed(lambda: batch(dataset, size, rng))) for size in sizes]) if sizes else np.asarray([])
+    sizes = [batch_size] * (count // batch_size) + (
+        [count % batch_size] if count % batch_size else []
+    )
+    return (
+        np.concatenate([np.asarray(timed(partial(batch, dataset, size, rng))) for size in sizes])
+        if sizes
+        else np.asarray([])
+    )
 
 
 class CallTimeout(Exception):
@@ -196,12 +261,16 @@ def _one_draw_hint(mechanism, error: Exception) -> str:
     """The fix when a one-draw function f(dataset, rng) was passed where f(dataset, num_samples,
     rng) belongs (the TypeError of calling it with three arguments)."""
     if isinstance(error, TypeError) and _binds(mechanism, 2) and not _binds(mechanism, 3):
-        return ". It takes (dataset, rng): wrap a function that returns one output per call with dpfuzz.per_call(f)"
+        return (
+            ". It takes (dataset, rng): wrap a function that returns one output per call with"
+            " dpfuzz.per_call(f)"
+        )
     return ""
 
 
 def _binds(function, count: int) -> bool:
-    """Whether `function` can be called with `count` positional arguments (False without a signature)."""
+    """Whether `function` can be called with `count` positional arguments (False without a
+    signature)."""
     try:
         inspect.signature(function).bind(*[None] * count)
     except (TypeError, ValueError):
@@ -225,7 +294,8 @@ def draw_samples(
     output_shape: tuple | None = None,
     call_timeout: float | None = None,
 ) -> np.ndarray:
-    """Run the mechanism, in calls of at most CHUNK_VALUES output values, and check what it returned.
+    """Run the mechanism, in calls of at most CHUNK_VALUES output values, and check what it
+    returned.
 
     Raises `MechanismError`, naming the mechanism and dataset, when the mechanism raises,
     returns a non-numeric array, the wrong number of samples, NaN/inf, or an output shape
@@ -233,7 +303,9 @@ def draw_samples(
     longer than `call_timeout` seconds (a `per_call` function's calls are timed one by one).
     """
     rows = FIRST_ROWS if output_shape is None else chunk_rows(output_shape)
-    first = _checked_call(mechanism, dataset, min(num_samples, rows), rng, output_shape, call_timeout)
+    first = _checked_call(
+        mechanism, dataset, min(num_samples, rows), rng, output_shape, call_timeout
+    )
     if len(first) == num_samples:
         return first
     shape, rows = first.shape[1:], chunk_rows(first.shape[1:])
@@ -241,7 +313,9 @@ def draw_samples(
     samples[: len(first)] = first
     start = len(first)
     while start < num_samples:
-        chunk = _checked_call(mechanism, dataset, min(rows, num_samples - start), rng, shape, call_timeout)
+        chunk = _checked_call(
+            mechanism, dataset, min(rows, num_samples - start), rng, shape, call_timeout
+        )
         if chunk.dtype != samples.dtype:  # e.g. integers first, then floats
             samples = samples.astype(np.result_type(samples, chunk))
         samples[start : start + len(chunk)] = chunk
@@ -255,12 +329,22 @@ def chunk_rows(output_shape: tuple, values: int = CHUNK_VALUES) -> int:
 
 
 def _checked_call(
-    mechanism: Mechanism, dataset: np.ndarray, num_samples: int, rng: np.random.Generator, output_shape, call_timeout: float | None = None,
+    mechanism: Mechanism,
+    dataset: np.ndarray,
+    num_samples: int,
+    rng: np.random.Generator,
+    output_shape,
+    call_timeout: float | None = None,
 ) -> np.ndarray:
     """One call of the mechanism for `num_samples` outputs, checked (see `draw_samples`)."""
 
-    def where() -> str:  # the call an error names, built only then: a (10^5 × 30) dataset's text takes 0.5 s
-        return f"mechanism {mechanism_name(mechanism)!r} on dataset {format_dataset(dataset)} with num_samples={num_samples}"
+    def where() -> (
+        str
+    ):  # the call an error names, built only then: a (10^5 × 30) dataset's text takes 0.5 s
+        return (
+            f"mechanism {mechanism_name(mechanism)!r} on dataset {format_dataset(dataset)} with"
+            f" num_samples={num_samples}"
+        )
 
     try:
         if call_timeout is None:
@@ -270,36 +354,49 @@ def _checked_call(
         else:
             output = call_within(lambda: mechanism(dataset, num_samples, rng), call_timeout)
     except CallTimeout:
-        one = "one call of its per-call function" if isinstance(mechanism, PerCallMechanism) else "one call"
+        one = (
+            "one call of its per-call function"
+            if isinstance(mechanism, PerCallMechanism)
+            else "one call"
+        )
         raise MechanismTooSlow(
-            f"{where()}: {one} did not return within call_timeout={call_timeout:g} s. Give a larger call_timeout, "
-            "or find why the call takes this long."
+            f"{where()}: {one} did not return within call_timeout={call_timeout:g} s. Give a larger"
+            " call_timeout, or find why the call takes this long."
         ) from None
     except Exception as error:  # the user's code: report it with the input that triggered it
-        raise MechanismError(f"{where()} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}") from error
+        raise MechanismError(
+            f"{where()} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}"
+        ) from error
     try:
         samples = np.asarray(output)
     except Exception as error:
-        raise MechanismError(f"{where()} returned {type(output).__name__}, not an array of numbers.") from error
+        raise MechanismError(
+            f"{where()} returned {type(output).__name__}, not an array of numbers."
+        ) from error
     if samples.dtype == bool:
         samples = samples.astype(np.int64)
     if not (np.issubdtype(samples.dtype, np.integer) or np.issubdtype(samples.dtype, np.floating)):
         raise MechanismError(
-            f"{where()} returned dtype {samples.dtype}; outputs must be numbers "
-            "(a release of dicts, categories, tuples or models: wrap it with dpfuzz.outputs.structured, or give --structured)."
+            f"{where()} returned dtype {samples.dtype}; outputs must be numbers (a release of"
+            " dicts, categories, tuples or models: wrap it with dpfuzz.outputs.structured, or give"
+            " --structured)."
         )
     if samples.ndim == 0 or samples.shape[0] != num_samples:
-        got = "a scalar" if samples.ndim == 0 else f"leading axis {samples.shape[0]} (shape {samples.shape})"
+        got = (
+            "a scalar"
+            if samples.ndim == 0
+            else f"leading axis {samples.shape[0]} (shape {samples.shape})"
+        )
         raise MechanismError(
-            f"{where()} returned {got}; the leading axis must be num_samples={num_samples}. "
-            "Draw the noise with size=num_samples, or wrap a one-draw function with dpfuzz.per_call."
+            f"{where()} returned {got}; the leading axis must be num_samples={num_samples}. Draw"
+            " the noise with size=num_samples, or wrap a one-draw function with dpfuzz.per_call."
         )
     if np.issubdtype(samples.dtype, np.floating):
         bad = ~np.isfinite(samples)
         if bad.any():
             raise MechanismError(
-                f"{where()} returned {int(bad.sum())} non-finite values (NaN or inf), e.g. at sample "
-                f"{int(np.argwhere(bad)[0][0])}; outputs must be finite numbers."
+                f"{where()} returned {int(bad.sum())} non-finite values (NaN or inf), e.g. at"
+                f" sample {int(np.argwhere(bad)[0][0])}; outputs must be finite numbers."
             )
     if output_shape is not None and samples.shape[1:] != tuple(output_shape):
         raise MechanismError(

@@ -25,7 +25,7 @@ def _huge_page_switch():
     """NumPy's `_set_madvise_hugepage` (NumPy 2, then 1.x), or None where it has none."""
     for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
         try:
-            return getattr(importlib.import_module(module), "_set_madvise_hugepage")
+            return importlib.import_module(module)._set_madvise_hugepage
         except (ImportError, AttributeError):
             continue
     return None  # pragma: no cover
@@ -61,6 +61,7 @@ def check_affordable(needs: list[tuple[str, float, float, str]]) -> None:
     for name, value, size, what in needs:
         if size > total / 2:
             raise InvalidArgument(
-                f"{name}={value if isinstance(value, str) else f'{value:,}'} would need about {size / 2**30:,.1f} GiB for {what}, more than half of this machine's "
-                f"{total / 2**30:,.1f} GiB: give a smaller {name}."
+                f"{name}={value if isinstance(value, str) else f'{value:,}'} would need about"
+                f" {size / 2**30:,.1f} GiB for {what}, more than half of this machine's"
+                f" {total / 2**30:,.1f} GiB: give a smaller {name}."
             )

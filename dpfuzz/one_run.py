@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import stats
@@ -44,8 +44,12 @@ from dpfuzz.validation import check_choice, check_int, check_number
 METHODS = ("bits", "steinke")
 GDP_DELTA = 1e-5  # the δ at which a μ-GDP claim's ε is stated, unless given
 ASSUMPTIONS = {
-    "bits": "memoryless channel: each canary's score depends only on its own bit and independent noise",
-    "steinke": "none beyond the claim (valid for any algorithm and any dependence between canaries)",
+    "bits": (
+        "memoryless channel: each canary's score depends only on its own bit and independent noise"
+    ),
+    "steinke": (
+        "none beyond the claim (valid for any algorithm and any dependence between canaries)"
+    ),
 }
 
 
@@ -59,7 +63,8 @@ class OneRunAudit:
     epsilon_lower_bound: float  # certified ε at `delta` (0.0: nothing positive)
     delta: float
     mu_lower_bound: float | None  # "bits" only: certified μ (GDP family)
-    epsilon_lower_bound_gdp: float | None  # "bits", δ > 0: ε at δ of that μ (valid if the curve is Gaussian)
+    # "bits", δ > 0: ε at δ of that μ (valid if the curve is Gaussian)
+    epsilon_lower_bound_gdp: float | None
     canaries: int
     guesses: int
     correct: int
@@ -72,16 +77,30 @@ class OneRunAudit:
     def summary(self) -> str:
         verdict = "REFUTED" if self.violated else "not refuted"
         lines = [
-            f"{self.claim.describe()}: {verdict} by a one-run audit ({self.method}, confidence {1 - self.beta:g})",
+            (
+                f"{self.claim.describe()}: {verdict} by a one-run audit ({self.method}, confidence"
+                f" {1 - self.beta:g})"
+            ),
             f"  canaries  {self.canaries:,}; guesses {self.guesses:,}; correct {self.correct:,}",
-            f"  ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} (best this m could certify: {self.best_possible:.4g})",
+            (
+                f"  ε ≥ {self.epsilon_lower_bound:.4g} at δ = {self.delta:g} (best this m could"
+                f" certify: {self.best_possible:.4g})"
+            ),
         ]
         if self.mu_lower_bound is not None:
-            gdp = "" if self.epsilon_lower_bound_gdp is None else (
-                f"; if the trade-off curve is Gaussian, ε ≥ {self.epsilon_lower_bound_gdp:.4g} at δ = {self.delta:g}"
+            gdp = (
+                ""
+                if self.epsilon_lower_bound_gdp is None
+                else (
+                    f"; if the trade-off curve is Gaussian, ε ≥ {self.epsilon_lower_bound_gdp:.4g}"
+                    f" at δ = {self.delta:g}"
+                )
             )
             lines.append(f"  μ ≥ {self.mu_lower_bound:.4g}{gdp}")
-        lines += [f"  assumes   {self.assumption}", f"  seed      {self.seed}; {self.seconds:.2f} s"]
+        lines += [
+            f"  assumes   {self.assumption}",
+            f"  seed      {self.seed}; {self.seconds:.2f} s",
+        ]
         return "\n".join(lines)
 
 
@@ -104,9 +123,18 @@ def audit_one_run(
     canaries = check_int("canaries", canaries, minimum=2)
     beta = check_beta(beta)
     if not isinstance(claim, (ApproxDP, GaussianDP)):
-        hint = (f" Audit the (ε, δ)-DP claim it implies, e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}."
-                if hasattr(claim, "to_approx") else " A Rényi claim implies (ε, δ)-DP claims (Mironov 2017, Prop. 3); audit one of those.")
-        raise UnsupportedClaimError(f"audit_one_run refutes PureDP, ApproxDP and GaussianDP claims, got {claim!r}.{hint}")
+        hint = (
+            " Audit the (ε, δ)-DP claim it implies, e.g. claim.to_approx(1e-5) ="
+            f" {claim.to_approx(1e-5).describe()}."
+            if hasattr(claim, "to_approx")
+            else (
+                " A Rényi claim implies (ε, δ)-DP claims (Mironov 2017, Prop. 3); audit one of"
+                " those."
+            )
+        )
+        raise UnsupportedClaimError(
+            f"audit_one_run refutes PureDP, ApproxDP and GaussianDP claims, got {claim!r}.{hint}"
+        )
     if delta is None:
         delta = claim.delta if isinstance(claim, ApproxDP) else GDP_DELTA
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
@@ -120,8 +148,17 @@ def audit_one_run(
         result = _bits(order, included, claim, delta, beta)
     else:
         result = _steinke(order, included, claim, delta, beta)
-    return OneRunAudit(**result, method=method, claim=claim, delta=delta, canaries=canaries, beta=beta,
-                       assumption=ASSUMPTIONS[method], seed=seed, seconds=time.perf_counter() - start)
+    return OneRunAudit(
+        **result,
+        method=method,
+        claim=claim,
+        delta=delta,
+        canaries=canaries,
+        beta=beta,
+        assumption=ASSUMPTIONS[method],
+        seed=seed,
+        seconds=time.perf_counter() - start,
+    )
 
 
 def _call(run, included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -132,13 +169,18 @@ def _call(run, included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     try:
         scores = np.asarray(scores, dtype=float)
     except (TypeError, ValueError) as error:
-        raise MechanismError(f"the run must return one number per canary, got {type(scores).__name__}: {error}") from error
+        raise MechanismError(
+            f"the run must return one number per canary, got {type(scores).__name__}: {error}"
+        ) from error
     if scores.shape != included.shape:
         raise MechanismError(
-            f"the run must return one membership score per canary, shape ({len(included)},), got shape {scores.shape}."
+            f"the run must return one membership score per canary, shape ({len(included)},), got"
+            f" shape {scores.shape}."
         )
     if not np.all(np.isfinite(scores)):
-        raise MechanismError(f"the run returned {int(np.sum(~np.isfinite(scores)))} scores that are NaN or infinite.")
+        raise MechanismError(
+            f"the run returned {int(np.sum(~np.isfinite(scores)))} scores that are NaN or infinite."
+        )
     return scores
 
 
@@ -146,7 +188,7 @@ def _call(run, included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _bits(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, beta: float) -> dict:
     m = len(order)
     guesses = np.zeros(m, dtype=bool)
-    guesses[order[m - m // 2:]] = True  # the ⌊m/2⌋ highest scores: "included"
+    guesses[order[m - m // 2 :]] = True  # the ⌊m/2⌋ highest scores: "included"
     errors = int(np.sum(guesses != included))
     error_hi = float(clopper_pearson_upper(errors, m, beta))
     best_error_hi = float(clopper_pearson_upper(0, m, beta))
@@ -156,8 +198,12 @@ def _bits(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, b
     epsilon_gdp = None if delta == 0 else GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0
     violated = mu > claim.mu if isinstance(claim, GaussianDP) else epsilon > claim.epsilon
     return {
-        "violated": bool(violated), "epsilon_lower_bound": epsilon, "mu_lower_bound": mu,
-        "epsilon_lower_bound_gdp": epsilon_gdp, "guesses": m, "correct": m - errors,
+        "violated": bool(violated),
+        "epsilon_lower_bound": epsilon,
+        "mu_lower_bound": mu,
+        "epsilon_lower_bound_gdp": epsilon_gdp,
+        "guesses": m,
+        "correct": m - errors,
         "best_possible": _epsilon_from_error(best_error_hi, delta),
     }
 
@@ -169,8 +215,11 @@ def _epsilon_from_error(error_hi: float, delta: float) -> float:
     return math.log((1 - delta - error_hi) / error_hi)
 
 
-# -- "steinke" (Steinke, Nasr & Jagielski 2023) -----------------------------------------------------
-def _steinke(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, beta: float) -> dict:
+# -- "steinke" (Steinke, Nasr & Jagielski 2023)
+# -----------------------------------------------------
+def _steinke(
+    order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, beta: float
+) -> dict:
     m = len(order)
     sizes = []
     r = m - m % 2
@@ -180,7 +229,7 @@ def _steinke(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float
     level = beta / len(sizes)
     best = None
     for r in sizes:
-        low, high = order[: r // 2], order[m - r // 2:]
+        low, high = order[: r // 2], order[m - r // 2 :]
         correct = int(np.sum(included[high]) + np.sum(~included[low]))
         epsilon = steinke_epsilon(r, correct, m, delta, level)
         if best is None or epsilon > best[0]:
@@ -188,13 +237,19 @@ def _steinke(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float
     epsilon, r, correct = best
     claimed = claim.to_approx(delta).epsilon if isinstance(claim, GaussianDP) else claim.epsilon
     return {
-        "violated": bool(epsilon > claimed), "epsilon_lower_bound": epsilon, "mu_lower_bound": None,
-        "epsilon_lower_bound_gdp": None, "guesses": r, "correct": correct,
+        "violated": bool(epsilon > claimed),
+        "epsilon_lower_bound": epsilon,
+        "mu_lower_bound": None,
+        "epsilon_lower_bound_gdp": None,
+        "guesses": r,
+        "correct": correct,
         "best_possible": max(steinke_epsilon(size, size, m, delta, level) for size in sizes),
     }
 
 
-def steinke_p_value(epsilon: float, guesses: int, correct: int, canaries: int, delta: float) -> float:
+def steinke_p_value(
+    epsilon: float, guesses: int, correct: int, canaries: int, delta: float
+) -> float:
     """The right-hand side of Steinke, Nasr & Jagielski's Theorem 3.1: an upper bound on
     P[V ≥ correct] for any (ε, δ)-DP algorithm, increasing in ε."""
     q = 1.0 / (1.0 + math.exp(-epsilon))
@@ -218,5 +273,9 @@ def steinke_epsilon(guesses: int, correct: int, canaries: int, delta: float, bet
             return low
     for _ in range(60):
         middle = (low + high) / 2
-        low, high = (middle, high) if steinke_p_value(middle, guesses, correct, canaries, delta) < beta else (low, middle)
+        low, high = (
+            (middle, high)
+            if steinke_p_value(middle, guesses, correct, canaries, delta) < beta
+            else (low, middle)
+        )
     return low

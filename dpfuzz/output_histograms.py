@@ -4,7 +4,7 @@ the certified event shaded. A description of the verification outputs, not part 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -14,11 +14,14 @@ TAIL = 0.002  # each side's outputs beyond these quantiles are gathered in the o
 SAMPLE = 100_000  # outputs the bins' range is read from
 
 
-def output_histograms(samples0: np.ndarray, samples1: np.ndarray, in_event: Callable[[np.ndarray], np.ndarray] | None) -> dict:
+def output_histograms(
+    samples0: np.ndarray, samples1: np.ndarray, in_event: Callable[[np.ndarray], np.ndarray] | None
+) -> dict:
     """Counts of both sides' outputs on shared bins (the outer bins hold the tails), and where
     the event holds on a grid over them (`in_event(values) -> booleans`; None: not shaded)."""
     step = max(1, (samples0.size + samples1.size) // SAMPLE)
-    sample = np.concatenate([samples0[::step], samples1[::step]])  # the range and the kind of values, read cheaply
+    # the range and the kind of values, read cheaply
+    sample = np.concatenate([samples0[::step], samples1[::step]])
     low, high = (float(value) for value in np.quantile(sample, [TAIL, 1 - TAIL]))
     distinct = np.unique(sample)
     if distinct.size <= BINS:  # a few exact values (confirmed on all outputs): one bin each
@@ -31,11 +34,19 @@ def output_histograms(samples0: np.ndarray, samples1: np.ndarray, in_event: Call
         if not high > low:
             low, high = float(distinct[0]), float(distinct[-1])
         edges = np.linspace(low, high, BINS + 1)
-        counts = [np.histogram(np.clip(side, low, high), bins=BINS, range=(low, high))[0].tolist() for side in (samples0, samples1)]
+        counts = [
+            np.histogram(np.clip(side, low, high), bins=BINS, range=(low, high))[0].tolist()
+            for side in (samples0, samples1)
+        ]
     grid = np.linspace(edges[0], edges[-1], GRID)
     mask = None if in_event is None else np.asarray(in_event(grid), dtype=bool).tolist()
-    return {"edges": edges.tolist(), "counts": counts, "samples": [int(samples0.size), int(samples1.size)],
-            "grid": grid.tolist(), "in_event": mask}
+    return {
+        "edges": edges.tolist(),
+        "counts": counts,
+        "samples": [int(samples0.size), int(samples1.size)],
+        "grid": grid.tolist(),
+        "in_event": mask,
+    }
 
 
 def _spacing(values: np.ndarray) -> float:
@@ -61,11 +72,24 @@ def histogram_png(data: dict, labels: tuple[str, str], event: str) -> str:
         starts = np.flatnonzero(mask & ~np.concatenate([[False], mask[:-1]]))
         ends = np.flatnonzero(mask & ~np.concatenate([mask[1:], [False]]))
         for index, (start, end) in enumerate(zip(starts, ends)):
-            axis.axvspan(grid[start] - step / 2, grid[end] + step / 2, color="#fff1a8", zorder=0,
-                         label=f"certified event: {event}" if index == 0 else None)
-    for counts, total, label, colour in zip(data["counts"], data["samples"], labels, ("#0969da", "#cf222e")):
-        axis.stairs(np.asarray(counts) / max(total, 1), edges, label=label, color=colour, linewidth=1.4)
-    axis.set(xlabel="output (outer bins hold the tails)", ylabel="share of outputs", title="Outputs on the two datasets")
+            axis.axvspan(
+                grid[start] - step / 2,
+                grid[end] + step / 2,
+                color="#fff1a8",
+                zorder=0,
+                label=f"certified event: {event}" if index == 0 else None,
+            )
+    for counts, total, label, colour in zip(
+        data["counts"], data["samples"], labels, ("#0969da", "#cf222e")
+    ):
+        axis.stairs(
+            np.asarray(counts) / max(total, 1), edges, label=label, color=colour, linewidth=1.4
+        )
+    axis.set(
+        xlabel="output (outer bins hold the tails)",
+        ylabel="share of outputs",
+        title="Outputs on the two datasets",
+    )
     axis.legend(fontsize=8, loc="upper right")
     figure.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.9)
     buffer = io.BytesIO()

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,10 @@ def _is_label(value: Any) -> bool:
 
 def _number(value: Any, where: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
-        raise MechanismError(f"{where} is {value!r}, not a number; give structured(release, encoder=...) an encoder for it.")
+        raise MechanismError(
+            f"{where} is {value!r}, not a number; give structured(release, encoder=...) an encoder"
+            " for it."
+        )
     return float(value)
 
 
@@ -84,7 +88,11 @@ class Category(Encoder):
     seen while learning; None is -1 ("suppressed"), a category first seen later is "other"."""
 
     def __init__(self, categories: list | None = None, name: str = "category"):
-        self.codes = {} if categories is None else {category: code for code, category in enumerate(categories)}
+        self.codes = (
+            {}
+            if categories is None
+            else {category: code for code, category in enumerate(categories)}
+        )
         self.frozen, self.name, self.width, self.columns = categories is not None, name, 1, [name]
 
     def learn(self, outputs: list) -> None:
@@ -173,11 +181,17 @@ class Keyed(Encoder):
         return rows
 
     def _value(self, key, value) -> float:
-        return self.labels.code(value) if _is_label(value) else _number(value, f"the value of key {key!r}")
+        return (
+            self.labels.code(value)
+            if _is_label(value)
+            else _number(value, f"the value of key {key!r}")
+        )
 
     def describe(self, row: np.ndarray) -> str | None:
         words = {ABSENT: "absent", RELEASED: "released", SUPPRESSED: "suppressed"}
-        parts = [f"{key!r} {words.get(int(row[2 * slot]), '?')}" for slot, key in enumerate(self.keys)]
+        parts = [
+            f"{key!r} {words.get(int(row[2 * slot]), '?')}" for slot, key in enumerate(self.keys)
+        ]
         return ", ".join(parts + [f"{int(row[-2])} other keys"])
 
 
@@ -191,10 +205,14 @@ class Sequence(Encoder):
 
     def learn(self, outputs: list) -> None:
         values = [item for output in outputs for item in output]
-        if values and not all(isinstance(item, (numbers.Real, np.number)) or _is_missing(item) for item in values):
+        if values and not all(
+            isinstance(item, (numbers.Real, np.number)) or _is_missing(item) for item in values
+        ):
             self.categories.learn(values)
         if self.items is None:
-            self.items = min(2 * max((len(output) for output in outputs), default=1), self.max_items)
+            self.items = min(
+                2 * max((len(output) for output in outputs), default=1), self.max_items
+            )
 
     def freeze(self) -> None:
         self.categories.freeze()
@@ -220,7 +238,10 @@ class Sequence(Encoder):
         return rows
 
     def describe(self, row: np.ndarray) -> str | None:
-        items = [self.categories.word(code) if self.categories.codes else f"{code:g}" for code in row[1 : 1 + int(row[0])]]
+        items = [
+            self.categories.word(code) if self.categories.codes else f"{code:g}"
+            for code in row[1 : 1 + int(row[0])]
+        ]
         return f"[{', '.join(items)}]"
 
 
@@ -244,25 +265,50 @@ class Mixed(Encoder):
 
     @property
     def columns(self) -> list[str]:
-        return [f"[{position}] {name}" for position, part in enumerate(self.parts) for name in part.columns]
+        return [
+            f"[{position}] {name}"
+            for position, part in enumerate(self.parts)
+            for name in part.columns
+        ]
 
     def encode(self, outputs: list) -> np.ndarray:
-        return np.hstack([part.encode([output[position] for output in outputs]) for position, part in enumerate(self.parts)])
+        return np.hstack(
+            [
+                part.encode([output[position] for output in outputs])
+                for position, part in enumerate(self.parts)
+            ]
+        )
 
 
 class Model(Encoder):
     """A fitted model: its numeric learned attributes (``coef_``, ``intercept_``, ``means_``, …,
     the ones the first call's models have), flattened."""
 
-    ATTRIBUTES = ("coef_", "intercept_", "theta_", "var_", "class_prior_", "means_", "cluster_centers_", "components_",
-                  "explained_variance_", "mean_", "scale_", "feature_importances_")
+    ATTRIBUTES = (
+        "coef_",
+        "intercept_",
+        "theta_",
+        "var_",
+        "class_prior_",
+        "means_",
+        "cluster_centers_",
+        "components_",
+        "explained_variance_",
+        "mean_",
+        "scale_",
+        "feature_importances_",
+    )
 
     def __init__(self):
         self.shapes: dict[str, tuple] = {}
 
     def learn(self, outputs: list) -> None:
         if not self.shapes:
-            self.shapes = {name: np.shape(getattr(outputs[0], name)) for name in self.ATTRIBUTES if _numeric(getattr(outputs[0], name, None))}
+            self.shapes = {
+                name: np.shape(getattr(outputs[0], name))
+                for name in self.ATTRIBUTES
+                if _numeric(getattr(outputs[0], name, None))
+            }
 
     @property
     def width(self) -> int:
@@ -270,10 +316,19 @@ class Model(Encoder):
 
     @property
     def columns(self) -> list[str]:
-        return [f"{name}{list(index) if index else ''}" for name, shape in self.shapes.items() for index in np.ndindex(*shape)]
+        return [
+            f"{name}{list(index) if index else ''}"
+            for name, shape in self.shapes.items()
+            for index in np.ndindex(*shape)
+        ]
 
     def encode(self, outputs: list) -> np.ndarray:
-        rows = [np.concatenate([np.ravel(np.asarray(getattr(output, name), dtype=float)) for name in self.shapes]) for output in outputs]
+        rows = [
+            np.concatenate(
+                [np.ravel(np.asarray(getattr(output, name), dtype=float)) for name in self.shapes]
+            )
+            for output in outputs
+        ]
         return np.array(rows).reshape(len(outputs), self.width)
 
 
@@ -287,15 +342,25 @@ def _as_dict(output) -> dict:
     if hasattr(output, "to_dict"):  # a pandas Series (index → value), or a one-column DataFrame
         table = output.to_dict()
         if table and all(isinstance(column, dict) for column in table.values()):
-            return {(row, column): value for column, values in table.items() for row, value in values.items()}
+            return {
+                (row, column): value
+                for column, values in table.items()
+                for row, value in values.items()
+            }
         return table
-    raise MechanismError(f"a keyed result must be a dict (key → value), got {type(output).__name__}.")
+    raise MechanismError(
+        f"a keyed result must be a dict (key → value), got {type(output).__name__}."
+    )
 
 
 def auto_encoder(outputs: list) -> Encoder:
     """The encoder for outputs like these (the first call's)."""
     first = next((output for output in outputs if not _is_missing(output)), None)
-    if first is None or isinstance(first, (numbers.Real, np.number)) and not isinstance(first, (bool, np.bool_)):
+    if (
+        first is None
+        or isinstance(first, (numbers.Real, np.number))
+        and not isinstance(first, (bool, np.bool_))
+    ):
         return Number()
     if isinstance(first, dict) or hasattr(first, "to_dict"):
         return Keyed()
@@ -304,13 +369,19 @@ def auto_encoder(outputs: list) -> Encoder:
     if isinstance(first, (list, tuple)):
         lengths = {len(output) for output in outputs if not _is_missing(output)}
         if isinstance(first, tuple) and len(lengths) == 1:
-            return Mixed([auto_encoder([output[position] for output in outputs]) for position in range(len(first))])
+            return Mixed(
+                [
+                    auto_encoder([output[position] for output in outputs])
+                    for position in range(len(first))
+                ]
+            )
         return Sequence()
     if any(_numeric(getattr(first, name, None)) for name in Model.ATTRIBUTES):
         return Model()
     raise MechanismError(
-        f"dpfuzz cannot encode outputs of type {type(first).__name__} on its own; give structured(release, encoder=...) an "
-        "Encoder (dpfuzz.outputs: Number, Category, Keyed, Sequence, Mixed, Model)."
+        f"dpfuzz cannot encode outputs of type {type(first).__name__} on its own; give"
+        " structured(release, encoder=...) an Encoder (dpfuzz.outputs: Number, Category, Keyed,"
+        " Sequence, Mixed, Model)."
     )
 
 
@@ -338,9 +409,14 @@ class StructuredMechanism:
         self.name = mechanism_name(release)
         self.describe_output = None if encoder is None else OutputWords(encoder)
 
-    def __call__(self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+    def __call__(
+        self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator
+    ) -> np.ndarray:
         raw = self.release(dataset, num_samples, rng)
-        outputs = [item.value if isinstance(item, _Boxed) else item for item in (raw.tolist() if isinstance(raw, np.ndarray) else raw)]
+        outputs = [
+            item.value if isinstance(item, _Boxed) else item
+            for item in (raw.tolist() if isinstance(raw, np.ndarray) else raw)
+        ]
         if self.encoder is None:
             self.encoder = auto_encoder(outputs)
             self.describe_output = OutputWords(self.encoder)
@@ -374,7 +450,9 @@ class _Boxed:
         self.value = value
 
 
-def structured(release: Callable, *, encoder: Encoder | None = None, learn_calls: int = 4) -> StructuredMechanism:
+def structured(
+    release: Callable, *, encoder: Encoder | None = None, learn_calls: int = 4
+) -> StructuredMechanism:
     """A mechanism of `release`, whose outputs are structured: ``release(dataset, rng)`` returns
     one natural output per call (a dict of keyed results, a category, None, a tuple, a list, a
     model), or ``release(dataset, num_samples, rng)`` returns a list of them. The encoder (default:
@@ -383,6 +461,9 @@ def structured(release: Callable, *, encoder: Encoder | None = None, learn_calls
     if not callable(release):
         raise InvalidArgument(f"structured needs a release function, got {release!r}.")
     if encoder is not None and not isinstance(encoder, Encoder):
-        raise InvalidArgument(f"encoder must be a dpfuzz.outputs.Encoder (Number, Category, Keyed, …), got {encoder!r}.")
+        raise InvalidArgument(
+            "encoder must be a dpfuzz.outputs.Encoder (Number, Category, Keyed, …), got"
+            f" {encoder!r}."
+        )
     check_int("learn_calls", learn_calls, minimum=1)
     return StructuredMechanism(release, encoder, learn_calls)

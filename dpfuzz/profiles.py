@@ -35,7 +35,8 @@ DEFAULT_EPSILONS = np.linspace(0.0, 5.0, 51)
 
 @dataclass(frozen=True)
 class ProfileEstimate:
-    """Certified privacy profile and trade-off bound of one ordered pair (P, Q), with GDP readings."""
+    """Certified privacy profile and trade-off bound of one ordered pair (P, Q), with GDP
+    readings."""
 
     epsilons: np.ndarray
     delta_lower: np.ndarray  # δ(ε) ≥ this, for every ε at once
@@ -59,37 +60,64 @@ class ProfileEstimate:
 
     def gdp_epsilon(self, delta: float) -> tuple[float, float]:
         """ε(δ) of μ-GDP for the certified-if-Gaussian μ and for the heuristic μ."""
-        return tuple(GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0 for mu in (self.mu_lower_bound_if_gaussian, self.mu_estimate))
+        return tuple(
+            GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0
+            for mu in (self.mu_lower_bound_if_gaussian, self.mu_estimate)
+        )
 
     def summary(self, delta: float = 1e-5, gaussian: bool = True) -> str:
         """The profile in words; with `gaussian`, the readings that assume a Gaussian trade-off
         curve (μ and its ε(δ)), labelled as such."""
         lines = [
-            f"privacy profile from {self.samples[0]:,} + {self.samples[1]:,} held-out outputs, {self.bins} bins "
-            f"(confidence {1 - self.beta:g} for all statements together)",
+            (
+                f"privacy profile from {self.samples[0]:,} + {self.samples[1]:,} held-out outputs,"
+                f" {self.bins} bins (confidence {1 - self.beta:g} for all statements together)"
+            ),
             f"  total variation ≥ {self.tv_lower:.4g} (plug-in {self.tv_estimate:.4g})",
         ]
         if gaussian:
             low, estimate = self.gdp_epsilon(delta)
             lines += [
-                f"  if the trade-off curve is Gaussian: μ ≥ {self.mu_lower_bound_if_gaussian:.4g}, ε({delta:g}) ≥ {low:.4g}",
-                f"  heuristic (plug-in TV, not certified): μ ≈ {self.mu_estimate:.4g}, ε({delta:g}) ≈ {estimate:.4g}",
+                (
+                    "  if the trade-off curve is Gaussian: μ ≥"
+                    f" {self.mu_lower_bound_if_gaussian:.4g}, ε({delta:g}) ≥ {low:.4g}"
+                ),
+                (
+                    f"  heuristic (plug-in TV, not certified): μ ≈ {self.mu_estimate:.4g},"
+                    f" ε({delta:g}) ≈ {estimate:.4g}"
+                ),
             ]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
         return {
-            "epsilons": self.epsilons.tolist(), "delta_lower": self.delta_lower.tolist(),
-            "alphas": self.alphas.tolist(), "tradeoff_upper": self.tradeoff_upper.tolist(),
-            "tv_estimate": self.tv_estimate, "mu_lower_bound_if_gaussian": self.mu_lower_bound_if_gaussian,
-            "mu_estimate": self.mu_estimate, "beta": self.beta, "bins": self.bins, "samples": list(self.samples),
+            "epsilons": self.epsilons.tolist(),
+            "delta_lower": self.delta_lower.tolist(),
+            "alphas": self.alphas.tolist(),
+            "tradeoff_upper": self.tradeoff_upper.tolist(),
+            "tv_estimate": self.tv_estimate,
+            "mu_lower_bound_if_gaussian": self.mu_lower_bound_if_gaussian,
+            "mu_estimate": self.mu_estimate,
+            "beta": self.beta,
+            "bins": self.bins,
+            "samples": list(self.samples),
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ProfileEstimate":
-        arrays = {key: np.asarray(data[key], dtype=float) for key in ("epsilons", "delta_lower", "alphas", "tradeoff_upper")}
-        return cls(**arrays, tv_estimate=data["tv_estimate"], mu_lower_bound_if_gaussian=data["mu_lower_bound_if_gaussian"],
-                   mu_estimate=data["mu_estimate"], beta=data["beta"], bins=data["bins"], samples=tuple(data["samples"]))
+    def from_dict(cls, data: dict) -> ProfileEstimate:
+        arrays = {
+            key: np.asarray(data[key], dtype=float)
+            for key in ("epsilons", "delta_lower", "alphas", "tradeoff_upper")
+        }
+        return cls(
+            **arrays,
+            tv_estimate=data["tv_estimate"],
+            mu_lower_bound_if_gaussian=data["mu_lower_bound_if_gaussian"],
+            mu_estimate=data["mu_estimate"],
+            beta=data["beta"],
+            bins=data["bins"],
+            samples=tuple(data["samples"]),
+        )
 
     def png_base64(self, gaussian: bool = True) -> str:
         """The two-panel plot as a base64 PNG, for self-contained HTML pages (needs matplotlib)."""
@@ -121,28 +149,48 @@ class ProfileEstimate:
         if axes is None:
             _, axes = plt.subplots(1, 2, figsize=(9, 3.6))
         left, right = axes
-        left.plot(self.epsilons, np.clip(self.delta_lower, 0, None), label="certified δ(ε) lower bound")
+        left.plot(
+            self.epsilons, np.clip(self.delta_lower, 0, None), label="certified δ(ε) lower bound"
+        )
         grid = np.linspace(0, 1, 201)
-        readings = ((self.mu_estimate, ":", "μ estimate (heuristic)"), (self.mu_lower_bound_if_gaussian, "--", "μ if Gaussian (certified TV)"))
+        readings = (
+            (self.mu_estimate, ":", "μ estimate (heuristic)"),
+            (self.mu_lower_bound_if_gaussian, "--", "μ if Gaussian (certified TV)"),
+        )
         for mu, style, label in readings if gaussian else ():
             if mu > 0:
                 claim = GaussianDP(mu)
-                left.plot(self.epsilons, [claim.delta_at(e) for e in self.epsilons], style, label=f"{label} = {mu:.3g}")
+                left.plot(
+                    self.epsilons,
+                    [claim.delta_at(e) for e in self.epsilons],
+                    style,
+                    label=f"{label} = {mu:.3g}",
+                )
                 right.plot(grid, [claim.tradeoff(a) for a in grid], style, label=f"G_μ, {label}")
         left.set(xlabel="ε", ylabel="δ(ε)", title="Privacy profile")
         right.plot(self.alphas, self.tradeoff_upper, label="certified trade-off upper bound")
         right.plot(grid, 1 - grid, color="grey", linewidth=0.8, label="perfect privacy")
-        right.set(xlabel="type I error α", ylabel="type II error", title="Trade-off curve", xlim=(0, 1), ylim=(0, 1))
+        right.set(
+            xlabel="type I error α",
+            ylabel="type II error",
+            title="Trade-off curve",
+            xlim=(0, 1),
+            ylim=(0, 1),
+        )
         for axis in axes:
             axis.legend(fontsize=7)
         return axes
 
 
-def privacy_profile(samples0, samples1, *, epsilons=None, beta: float = 0.05, bins="scott") -> ProfileEstimate:
+def privacy_profile(
+    samples0, samples1, *, epsilons=None, beta: float = 0.05, bins="scott"
+) -> ProfileEstimate:
     """Certified δ(ε) for all ε, a trade-off upper bound and GDP readings from 1-D samples of
     P = M(D0) and Q = M(D1) (see the module docstring). Half of each sample fits the bins."""
     beta = check_beta(beta)
-    epsilons = np.unique(np.r_[0.0, DEFAULT_EPSILONS if epsilons is None else np.asarray(epsilons, dtype=float)])
+    epsilons = np.unique(
+        np.r_[0.0, DEFAULT_EPSILONS if epsilons is None else np.asarray(epsilons, dtype=float)]
+    )
     train0, test0 = split_halves(np.asarray(samples0))
     train1, test1 = split_halves(np.asarray(samples1))
     binning = HistogramTester(bins=bins).fit_binning(train0, train1)
@@ -155,9 +203,16 @@ def privacy_profile(samples0, samples1, *, epsilons=None, beta: float = 0.05, bi
     tv_estimate = float(np.clip(p_hat - q_hat, 0, None).sum())
     tv_lower = max(float(profile.deltas[0]), 0.0)
     return ProfileEstimate(
-        epsilons=epsilons, delta_lower=profile.deltas, alphas=alphas, tradeoff_upper=type2,
-        tv_estimate=tv_estimate, mu_lower_bound_if_gaussian=mu_from_tv(tv_lower), mu_estimate=mu_from_tv(tv_estimate),
-        beta=beta, bins=profile.bins, samples=(len(test0), len(test1)),
+        epsilons=epsilons,
+        delta_lower=profile.deltas,
+        alphas=alphas,
+        tradeoff_upper=type2,
+        tv_estimate=tv_estimate,
+        mu_lower_bound_if_gaussian=mu_from_tv(tv_lower),
+        mu_estimate=mu_from_tv(tv_estimate),
+        beta=beta,
+        bins=profile.bins,
+        samples=(len(test0), len(test1)),
     )
 
 
@@ -168,13 +223,16 @@ def mu_from_tv(tv: float) -> float:
 
 
 def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The lower convex hull of the points (monotone chain), sorted by x; then made non-increasing."""
+    """The lower convex hull of the points (monotone chain), sorted by x; then made
+    non-increasing."""
     points = sorted(zip(x.tolist(), y.tolist()))
     hull: list[tuple[float, float]] = []
     for point in points:
         while len(hull) >= 2:
             (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (point[0] - x1) <= 0:  # hull[-1] is not below the chord
+            if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (
+                point[0] - x1
+            ) <= 0:  # hull[-1] is not below the chord
                 hull.pop()
             else:
                 break

@@ -22,10 +22,10 @@ The plugin imports only the standard library until a test calls ``dp_audit``, so
 project without DP tests nothing (``benchmarks/startup.py`` measures it).
 
 Each audit has its own β; the terminal summary lists every audit, with the power of each that
-passed, and the session's total false-alarm budget (the sum of the β's). Each audit also rides
-on its test's report as the user property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers hand it to the summary and
-how ``--junitxml`` records it. Seeds derive from the session seed and the test id (and, for
-`dp_audit.pair`, the pair itself), so a failure reproduces exactly.
+passed, and the session's total false-alarm budget (the sum of the β's). Each audit also rides on
+its test's report as the user property ``dpfuzz_audit`` (JSON), which is how pytest-xdist's workers
+hand it to the summary and how ``--junitxml`` records it. Seeds derive from the session seed and the
+test id (and, for `dp_audit.pair`, the pair itself), so a failure reproduces exactly.
 """
 
 from __future__ import annotations
@@ -45,8 +45,20 @@ from dpfuzz.files import write_atomically
 _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
 _OVERRIDABLE = (
-    "budget", "inconclusive", "tester", "finder", "trials", "samples", "verify_samples", "beta", "sampling", "max_draws", "max_seconds",
-    "call_timeout", "arithmetic", "verify_directions",
+    "budget",
+    "inconclusive",
+    "tester",
+    "finder",
+    "trials",
+    "samples",
+    "verify_samples",
+    "beta",
+    "sampling",
+    "max_draws",
+    "max_seconds",
+    "call_timeout",
+    "arithmetic",
+    "verify_directions",
 )
 
 
@@ -66,7 +78,15 @@ class AuditRecord:
 
 # The session options that change an audit, with their defaults: a reproduce line repeats those
 # that differ.
-_AUDIT_OPTIONS = {"budget": "quick", "inconclusive": "fail", "beta": 0.05, "trials": None, "samples": None, "max_draws": None, "max_seconds": None}
+_AUDIT_OPTIONS = {
+    "budget": "quick",
+    "inconclusive": "fail",
+    "beta": 0.05,
+    "trials": None,
+    "samples": None,
+    "max_draws": None,
+    "max_seconds": None,
+}
 
 
 def _flag(name: str) -> str:
@@ -80,34 +100,78 @@ def _session_options(config: pytest.Config) -> dict:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpfuzz", "differential-privacy audits (dpfuzz)")
-    group.addoption("--dpfuzz-seed", type=int, default=0, help="session seed; each audit's seed derives from it (default 0)")
-    group.addoption("--dpfuzz-samples", type=int, default=None, help="samples per dataset per trial (overrides the budget)")
-    group.addoption("--dpfuzz-trials", type=int, default=None, help="search trials per audit (overrides the budget)")
-    group.addoption("--dpfuzz-beta", type=float, default=_AUDIT_OPTIONS["beta"], help="false-alarm probability of each audit (default 0.05)")
     group.addoption(
-        "--dpfuzz-budget", choices=BUDGET_NAMES, default=_AUDIT_OPTIONS["budget"], help="quick (every push), thorough (nightly) or default"
+        "--dpfuzz-seed",
+        type=int,
+        default=0,
+        help="session seed; each audit's seed derives from it (default 0)",
     )
-    group.addoption("--dpfuzz-max-draws", type=int, default=None, help="cap on each audit's mechanism outputs (reproducible)")
-    group.addoption("--dpfuzz-max-seconds", type=float, default=None, help="cap on each audit's wall-clock seconds")
     group.addoption(
-        "--dpfuzz-inconclusive", choices=("fail", "skip"), default=_AUDIT_OPTIONS["inconclusive"],
+        "--dpfuzz-samples",
+        type=int,
+        default=None,
+        help="samples per dataset per trial (overrides the budget)",
+    )
+    group.addoption(
+        "--dpfuzz-trials",
+        type=int,
+        default=None,
+        help="search trials per audit (overrides the budget)",
+    )
+    group.addoption(
+        "--dpfuzz-beta",
+        type=float,
+        default=_AUDIT_OPTIONS["beta"],
+        help="false-alarm probability of each audit (default 0.05)",
+    )
+    group.addoption(
+        "--dpfuzz-budget",
+        choices=BUDGET_NAMES,
+        default=_AUDIT_OPTIONS["budget"],
+        help="quick (every push), thorough (nightly) or default",
+    )
+    group.addoption(
+        "--dpfuzz-max-draws",
+        type=int,
+        default=None,
+        help="cap on each audit's mechanism outputs (reproducible)",
+    )
+    group.addoption(
+        "--dpfuzz-max-seconds",
+        type=float,
+        default=None,
+        help="cap on each audit's wall-clock seconds",
+    )
+    group.addoption(
+        "--dpfuzz-inconclusive",
+        choices=("fail", "skip"),
+        default=_AUDIT_OPTIONS["inconclusive"],
         help="what an audit that could not test its claim does to its test (default fail)",
     )
-    group.addoption("--dpfuzz-report", metavar="DIR", default=None, help="write each audit's JSON report into DIR")
+    group.addoption(
+        "--dpfuzz-report",
+        metavar="DIR",
+        default=None,
+        help="write each audit's JSON report into DIR",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget, inconclusive and any AuditSettings "
-        "field but seed: trials, samples, beta, tester, finder, max_seconds …) override the session's for this test",
+        "dpfuzz(**settings): a test that runs dpfuzz audits; settings (budget, inconclusive and any"
+        " AuditSettings field but seed: trials, samples, beta, tester, finder, max_seconds …)"
+        " override the session's for this test",
     )
     config.pluginmanager.register(AuditSummary(), "dpfuzz-audit-summary")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "dp_audit" in getattr(item, "fixturenames", ()) and item.get_closest_marker("dpfuzz") is None:
+        if (
+            "dp_audit" in getattr(item, "fixturenames", ())
+            and item.get_closest_marker("dpfuzz") is None
+        ):
             item.add_marker(pytest.mark.dpfuzz)
 
 
@@ -152,7 +216,11 @@ class Auditor:
                 from dpfuzz.validation import did_you_mean
 
                 hints = "".join(did_you_mean(name, _OVERRIDABLE) for name in unknown)
-                pytest.fail(f"@pytest.mark.dpfuzz got unknown settings {unknown}.{hints} Known: {', '.join(_OVERRIDABLE)}.", pytrace=False)
+                pytest.fail(
+                    f"@pytest.mark.dpfuzz got unknown settings {unknown}.{hints} Known:"
+                    f" {', '.join(_OVERRIDABLE)}.",
+                    pytrace=False,
+                )
             options.update(marker.kwargs)
         options.update(overrides)
         return {key: value for key, value in options.items() if value is not None}
@@ -166,17 +234,26 @@ class Auditor:
         session_seed = config.getoption("--dpfuzz-seed")
         options = self._options(overrides)
         options["seed"] = derive_seed(session_seed, nodeid, call_key)
-        on_inconclusive = _checked_choice("inconclusive", options.pop("inconclusive"), ("fail", "skip"))
-        changed = [f"{_flag(name)}={value}" for name, value in _session_options(config).items() if value != _AUDIT_OPTIONS[name]]
+        on_inconclusive = _checked_choice(
+            "inconclusive", options.pop("inconclusive"), ("fail", "skip")
+        )
+        changed = [
+            f"{_flag(name)}={value}"
+            for name, value in _session_options(config).items()
+            if value != _AUDIT_OPTIONS[name]
+        ]
         reproduce = " ".join([f'pytest "{nodeid}" --dpfuzz-seed={session_seed}', *changed])
         start = time.perf_counter()
         failure = None
         try:
-            report = assert_dp(mechanism, claim, domain, reproduce=reproduce, allow_inconclusive=True, **options)
+            report = assert_dp(
+                mechanism, claim, domain, reproduce=reproduce, allow_inconclusive=True, **options
+            )
         except DPViolation as violation:
             self._record(violation.report, time.perf_counter() - start)
             failure = str(violation)
-        except DPFuzzError as error:  # the mechanism raised, or a bad argument: dpfuzz's message says which
+        # the mechanism raised, or a bad argument: dpfuzz's message says which
+        except DPFuzzError as error:
             failure = f"dpfuzz could not run this audit: {error}"
         if failure is not None:  # outside the except block, so pytest shows no chained traceback
             pytest.fail(failure, pytrace=False)
@@ -185,7 +262,12 @@ class Auditor:
             message = inconclusive_message(report)
             if on_inconclusive == "skip":
                 pytest.skip(message)
-            pytest.fail(message + '\n  (--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"), skips instead)', pytrace=False)
+            pytest.fail(
+                message
+                + '\n  (--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"),'
+                " skips instead)",
+                pytrace=False,
+            )
         return report
 
     def _record(self, report, seconds: float) -> None:
@@ -195,16 +277,30 @@ class Auditor:
         directory = config.getoption("--dpfuzz-report")
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid) + f"-{report.seed}"
         record = AuditRecord(
-            nodeid, report.mechanism, report.claim.describe(), bool(report.violated), bound, float(report.beta), seconds,
-            report.verdict.value, None if report.violated or not report.tested else report.power_text(),
+            nodeid,
+            report.mechanism,
+            report.claim.describe(),
+            bool(report.violated),
+            bound,
+            float(report.beta),
+            seconds,
+            report.verdict.value,
+            None if report.violated or not report.tested else report.power_text(),
             f"{stem}.html" if directory else None,
         )
         self._request.node.user_properties.append((_PROPERTY, json.dumps(asdict(record))))
         if directory:
             path = Path(directory)
             path.mkdir(parents=True, exist_ok=True)
-            write_atomically(path / f"{stem}.json", json.dumps({"test": nodeid, **report.to_dict()}, indent=2))
-            write_atomically(path / f"{stem}.html", report.to_html().replace("<body>", '<body><p><a href="index.html">← all audits of the session</a></p>', 1))
+            write_atomically(
+                path / f"{stem}.json", json.dumps({"test": nodeid, **report.to_dict()}, indent=2)
+            )
+            write_atomically(
+                path / f"{stem}.html",
+                report.to_html().replace(
+                    "<body>", '<body><p><a href="index.html">← all audits of the session</a></p>', 1
+                ),
+            )
 
 
 @pytest.fixture
@@ -219,7 +315,11 @@ _WORDS = {"violated": "VIOLATED", "not refuted": "ok", "inconclusive": "INCONCLU
 def _checked_choice(name: str, value, choices: tuple) -> str:
     """A marker's or option's choice, checked: a wrong one fails the test naming the choices."""
     if value not in choices:
-        pytest.fail(f"@pytest.mark.dpfuzz({name}={value!r}): {name} must be one of {', '.join(map(repr, choices))}.", pytrace=False)
+        pytest.fail(
+            f"@pytest.mark.dpfuzz({name}={value!r}): {name} must be one of"
+            f" {', '.join(map(repr, choices))}.",
+            pytrace=False,
+        )
     return value
 
 
@@ -230,7 +330,9 @@ def derive_seed(session_seed: int, nodeid: str, call_key: str) -> int:
 
 
 def _max_examples(request: pytest.FixtureRequest) -> int:
-    settings = getattr(getattr(request.node, "obj", None), "_hypothesis_internal_use_settings", None)
+    settings = getattr(
+        getattr(request.node, "obj", None), "_hypothesis_internal_use_settings", None
+    )
     if settings is None:
         from hypothesis import settings as hypothesis_settings
 
@@ -257,7 +359,11 @@ class AuditSummary:
         The teardown report carries every property the test added, once.
         """
         if report.when == "teardown":
-            self.records += [AuditRecord(**json.loads(value)) for name, value in report.user_properties if name == _PROPERTY]
+            self.records += [
+                AuditRecord(**json.loads(value))
+                for name, value in report.user_properties
+                if name == _PROPERTY
+            ]
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.records:
@@ -265,17 +371,25 @@ class AuditSummary:
         terminalreporter.section("dpfuzz audits")
         for record in self.records:
             verdict = _WORDS.get(record.verdict, "VIOLATED" if record.violated else "ok")
-            epsilon = "none certified" if record.epsilon_lower_bound is None else f">= {record.epsilon_lower_bound:.3g}"
+            epsilon = (
+                "none certified"
+                if record.epsilon_lower_bound is None
+                else f">= {record.epsilon_lower_bound:.3g}"
+            )
             terminalreporter.write_line(
-                f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps {epsilon}, {record.seconds:.2f}s"
+                f"{verdict:8s} {record.test}  {record.mechanism}: {record.claim}, eps {epsilon},"
+                f" {record.seconds:.2f}s"
             )
             if record.power and record.verdict != "inconclusive":
                 terminalreporter.write_line(f"{'':9s}power: {record.power}")
         total = sum(record.beta for record in self.records)
-        counts = {word: sum(_WORDS.get(r.verdict) == word for r in self.records) for word in ("VIOLATED", "INCONCLUSIVE")}
+        counts = {
+            word: sum(_WORDS.get(r.verdict) == word for r in self.records)
+            for word in ("VIOLATED", "INCONCLUSIVE")
+        }
         terminalreporter.write_line(
-            f"{len(self.records)} audits, {counts['VIOLATED']} violated, {counts['INCONCLUSIVE']} inconclusive; "
-            f"total false-alarm budget {total:.3g} (sum of per-audit beta)"
+            f"{len(self.records)} audits, {counts['VIOLATED']} violated, {counts['INCONCLUSIVE']}"
+            f" inconclusive; total false-alarm budget {total:.3g} (sum of per-audit beta)"
         )
 
 
@@ -286,21 +400,37 @@ def index_page(records: list[AuditRecord]) -> str:
     colours = {"violated": "#cf222e", "not refuted": "#1a7f37", "inconclusive": "#9a6700"}
 
     def row(record: AuditRecord) -> str:
-        test = f'<a href="{escape(record.page)}">{escape(record.test)}</a>' if record.page else escape(record.test)
-        epsilon = "none certified" if record.epsilon_lower_bound is None else f"{record.epsilon_lower_bound:.3g}"
+        test = (
+            f'<a href="{escape(record.page)}">{escape(record.test)}</a>'
+            if record.page
+            else escape(record.test)
+        )
+        epsilon = (
+            "none certified"
+            if record.epsilon_lower_bound is None
+            else f"{record.epsilon_lower_bound:.3g}"
+        )
+        colour = colours.get(record.verdict, "#57606a")
         return (
-            f'<tr><td style="color:{colours.get(record.verdict, "#57606a")};font-weight:600">'
-            f"{escape(_WORDS.get(record.verdict, record.verdict))}</td><td>{test}</td><td>{escape(record.mechanism)}</td>"
-            f"<td>{escape(record.claim)}</td><td>{epsilon}</td><td>{record.seconds:.2f}</td></tr>"
+            f'<tr><td style="color:{colour};font-weight:600">'
+            f"{escape(_WORDS.get(record.verdict, record.verdict))}</td><td>{test}</td>"
+            f"<td>{escape(record.mechanism)}</td><td>{escape(record.claim)}</td>"
+            f"<td>{epsilon}</td><td>{record.seconds:.2f}</td></tr>"
         )
 
-    rows = "".join(row(record) for record in sorted(records, key=lambda r: (r.verdict == "not refuted", r.test)))
+    rows = "".join(
+        row(record)
+        for record in sorted(records, key=lambda r: (r.verdict == "not refuted", r.test))
+    )
     return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>dpfuzz audits</title><style>'
-        "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;padding:4px 8px;"
-        "text-align:left}th{background:#f6f8fa}table{border-collapse:collapse}</style></head><body>"
-        f"<h1>dpfuzz audits of this pytest session</h1><p>{len(records)} audits; β per audit, summed: "
-        f"{sum(r.beta for r in records):.3g}. Violated and inconclusive audits first; each links to its report.</p>"
-        "<table><tr><th>verdict</th><th>test</th><th>mechanism</th><th>claim</th><th>ε lower bound</th><th>seconds</th></tr>"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        "<title>dpfuzz audits</title><style>"
+        "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}"
+        "td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left}"
+        "th{background:#f6f8fa}table{border-collapse:collapse}</style></head><body>"
+        f"<h1>dpfuzz audits of this pytest session</h1><p>{len(records)} audits; β per audit,"
+        f" summed: {sum(r.beta for r in records):.3g}. Violated and inconclusive audits first;"
+        " each links to its report.</p><table><tr><th>verdict</th><th>test</th>"
+        "<th>mechanism</th><th>claim</th><th>ε lower bound</th><th>seconds</th></tr>"
         f"{rows}</table></body></html>\n"
     )

@@ -41,7 +41,8 @@ class Relation(ABC):
 
     @abstractmethod
     def check_domain(self, domain: Domain) -> None:
-        """Raise `InvalidArgument` unless the domain can hold neighbouring pairs of this relation."""
+        """Raise `InvalidArgument` unless the domain can hold neighbouring pairs of this
+        relation."""
 
     @abstractmethod
     def check_pair(self, domain: Domain, pair: DatasetPair) -> None:
@@ -56,7 +57,8 @@ class Relation(ABC):
 
     @abstractmethod
     def pair_from_unit(self, domain: Domain, unit: np.ndarray) -> DatasetPair:
-        """The neighbouring pair at a point of [0, 1]^unit_dimension (every point is a valid pair)."""
+        """The neighbouring pair at a point of [0, 1]^unit_dimension (every point is a valid
+        pair)."""
 
     @abstractmethod
     def strategy(self, domain: Domain):
@@ -86,22 +88,32 @@ class Relation(ABC):
         return self.name
 
 
-def make_relation(name: str | Relation, distance: int | None = None, sensitivity: float | None = None) -> Relation:
+def make_relation(
+    name: str | Relation, distance: int | None = None, sensitivity: float | None = None
+) -> Relation:
     """The relation a `Domain` names: a `Relation`, or a name with its parameter."""
     if isinstance(name, Relation):
         own = name.domain_fields()
-        if distance not in (None, own.get("distance", 1)) or sensitivity not in (None, own.get("sensitivity")):
+        if distance not in (None, own.get("distance", 1)) or sensitivity not in (
+            None,
+            own.get("sensitivity"),
+        ):
             raise InvalidArgument(
-                f"relation={name!r} carries its own parameters; leave distance and sensitivity unset."
+                f"relation={name!r} carries its own parameters; leave distance and sensitivity"
+                " unset."
             )
         return name
     check_choice("relation", name, RELATION_NAMES)
     if name == Linf.name:
         if distance not in (None, 1):
-            raise InvalidArgument(f"relation='linf' moves every answer at once; distance must be 1, got {distance!r}.")
+            raise InvalidArgument(
+                f"relation='linf' moves every answer at once; distance must be 1, got {distance!r}."
+            )
         return Linf(1.0 if sensitivity is None else sensitivity)
     if sensitivity is not None:
-        raise InvalidArgument(f"sensitivity belongs to relation='linf'; relation={name!r} takes distance=k instead.")
+        raise InvalidArgument(
+            f"sensitivity belongs to relation='linf'; relation={name!r} takes distance=k instead."
+        )
     return RELATIONS[name](1 if distance is None else distance)
 
 
@@ -146,7 +158,8 @@ class _Multiset(Relation):
         removed, added = self.counts(pair)
         if (removed, added) not in self.valid_counts():
             raise InvalidArgument(
-                f"{pair!r} are not {self} neighbours: d1 removes {removed} and adds {added} records of d0."
+                f"{pair!r} are not {self} neighbours: d1 removes {removed} and adds {added} records"
+                " of d0."
             )
 
     def valid_counts(self) -> tuple[tuple[int, int], ...]:
@@ -156,7 +169,9 @@ class _Multiset(Relation):
         """Smallest and largest size of d0 in the classic patterns."""
         raise NotImplementedError
 
-    def constant_pair(self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray) -> DatasetPair:
+    def constant_pair(
+        self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray
+    ) -> DatasetPair:
         """`size` copies of `base`, and its neighbour with `distance` copies of `other`."""
         raise NotImplementedError
 
@@ -179,8 +194,12 @@ class _Multiset(Relation):
             return size in extremes and base in (0.0, 1.0) and other in (0.0, 1.0)
 
         pairs, keys = [], set()
-        for size, base, other in sorted(itertools.product(sizes, fractions, fractions), key=lambda c: not is_corner(c)):
-            pair = self.constant_pair(domain, int(size), domain.record_at(base), domain.record_at(other))
+        for size, base, other in sorted(
+            itertools.product(sizes, fractions, fractions), key=lambda c: not is_corner(c)
+        ):
+            pair = self.constant_pair(
+                domain, int(size), domain.record_at(base), domain.record_at(other)
+            )
             if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
                 keys.add(pair.key())
                 pairs.append(pair)
@@ -194,7 +213,9 @@ class _Multiset(Relation):
         split = 2 + domain.max_size * domain.record_width
         return domain.records_from_unit(unit[2:split]), domain.records_from_unit(unit[split:])
 
-    def _unit_point(self, domain: Domain, size: float, order: float, base: float, other: float) -> np.ndarray:
+    def _unit_point(
+        self, domain: Domain, size: float, order: float, base: float, other: float
+    ) -> np.ndarray:
         pool, extra = domain.max_size * domain.record_width, self.distance * domain.record_width
         return np.concatenate([[size, order], np.full(pool, base), np.full(extra, other)])
 
@@ -208,20 +229,22 @@ class AddRemove(_Multiset):
     def check_domain(self, domain: Domain) -> None:
         if domain.max_size == domain.min_size:
             raise InvalidArgument(
-                f"add_remove neighbours differ in size, but min_size == max_size == {domain.min_size}; "
-                "widen the size range or use relation='substitute'."
+                "add_remove neighbours differ in size, but min_size == max_size =="
+                f" {domain.min_size}; widen the size range or use relation='substitute'."
             )
         if domain.max_size - domain.min_size < self.distance:
             raise InvalidArgument(
-                f"add_remove neighbours at distance {self.distance} need max_size - min_size >= {self.distance}, "
-                f"got {domain.min_size}..{domain.max_size}; widen the size range."
+                f"add_remove neighbours at distance {self.distance} need max_size - min_size >="
+                f" {self.distance}, got {domain.min_size}..{domain.max_size}; widen the size range."
             )
 
     def valid_counts(self):
         return ((self.distance, 0), (0, self.distance))
 
     def random_pair(self, domain: Domain, rng: np.random.Generator) -> DatasetPair:
-        smaller = domain.random_dataset(rng, size=int(rng.integers(domain.min_size, domain.max_size - self.distance + 1)))
+        smaller = domain.random_dataset(
+            rng, size=int(rng.integers(domain.min_size, domain.max_size - self.distance + 1))
+        )
         larger = np.concatenate([smaller, domain.random_records(self.distance, rng)])
         return DatasetPair(smaller, larger) if rng.random() < 0.5 else DatasetPair(larger, smaller)
 
@@ -235,13 +258,21 @@ class AddRemove(_Multiset):
     def pattern_sizes(self, domain: Domain) -> list[int]:
         return sorted({domain.min_size, domain.max_size - self.distance})
 
-    def constant_pair(self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray) -> DatasetPair:
+    def constant_pair(
+        self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray
+    ) -> DatasetPair:
         records = domain.constant_records(base, size)
-        return DatasetPair(records, np.concatenate([records, domain.constant_records(other, self.distance)]))
+        return DatasetPair(
+            records, np.concatenate([records, domain.constant_records(other, self.distance)])
+        )
 
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         sizes = [0.0, 1.0] if len(self.pattern_sizes(domain)) == 2 else [0.0]
-        return [self._unit_point(domain, size, 0.0, b, o) for size in sizes for b, o in ((1.0, 0.0), (0.0, 1.0))]
+        return [
+            self._unit_point(domain, size, 0.0, b, o)
+            for size in sizes
+            for b, o in ((1.0, 0.0), (0.0, 1.0))
+        ]
 
     def strategy(self, domain: Domain):
         from hypothesis import strategies as st
@@ -249,11 +280,15 @@ class AddRemove(_Multiset):
         from dpfuzz.strategies import datasets, records
 
         def build(base: np.ndarray, added: list, add: bool) -> DatasetPair:
-            larger = np.concatenate([base, np.asarray(added, dtype=base.dtype).reshape((len(added),) + base.shape[1:])])
+            larger = np.concatenate(
+                [base, np.asarray(added, dtype=base.dtype).reshape((len(added),) + base.shape[1:])]
+            )
             return DatasetPair(base, larger) if add else DatasetPair(larger, base)
 
         extra = st.lists(records(domain), min_size=self.distance, max_size=self.distance)
-        return st.builds(build, datasets(domain, max_size=domain.max_size - self.distance), extra, st.booleans())
+        return st.builds(
+            build, datasets(domain, max_size=domain.max_size - self.distance), extra, st.booleans()
+        )
 
 
 @dataclass(frozen=True)
@@ -265,7 +300,8 @@ class Substitute(_Multiset):
     def check_domain(self, domain: Domain) -> None:
         if domain.max_size < self.distance:
             raise InvalidArgument(
-                f"substitute neighbours need at least {self.distance} record(s): set max_size >= {self.distance}."
+                f"substitute neighbours need at least {self.distance} record(s): set max_size >="
+                f" {self.distance}."
             )
 
     def valid_counts(self):
@@ -276,16 +312,25 @@ class Substitute(_Multiset):
         d0 = domain.random_dataset(rng, size=size)
         return DatasetPair(d0, self.random_neighbour(domain, d0, rng))
 
-    def random_neighbour(self, domain: Domain, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def random_neighbour(
+        self, domain: Domain, dataset: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
         """`distance` records out, as many different ones in (as multisets)."""
         if np.all(domain.lower == domain.upper):
-            raise InvalidArgument(f"the domain holds a single record value ({domain.low}); nothing to substitute.")
+            raise InvalidArgument(
+                f"the domain holds a single record value ({domain.low}); nothing to substitute."
+            )
         for _ in range(1000):
             neighbour = dataset.copy()
-            neighbour[rng.choice(len(dataset), size=self.distance, replace=False)] = domain.random_records(self.distance, rng)
+            neighbour[rng.choice(len(dataset), size=self.distance, replace=False)] = (
+                domain.random_records(self.distance, rng)
+            )
             if self.counts(DatasetPair(dataset, neighbour)) == (self.distance, self.distance):
                 return neighbour
-        raise InvalidArgument(f"found no substitute neighbour at distance {self.distance} of {format_dataset(dataset)}.")
+        raise InvalidArgument(
+            f"found no substitute neighbour at distance {self.distance} of"
+            f" {format_dataset(dataset)}."
+        )
 
     def pair_from_unit(self, domain: Domain, unit: np.ndarray) -> DatasetPair:
         unit = np.clip(np.asarray(unit, dtype=float), 0.0, 1.0)
@@ -296,14 +341,21 @@ class Substitute(_Multiset):
         changed = base.copy()
         start = _choose(unit[1], 0, size - k)
         changed[start : start + k] = extra[:k]
-        if self.counts(DatasetPair(base, changed)) != (k, k):  # a replacement repeated a removed record
-            changed = self.random_neighbour(domain, base, np.random.default_rng(int(unit.sum() * 2**32)))
+        if self.counts(DatasetPair(base, changed)) != (
+            k,
+            k,
+        ):  # a replacement repeated a removed record
+            changed = self.random_neighbour(
+                domain, base, np.random.default_rng(int(unit.sum() * 2**32))
+            )
         return DatasetPair(base, changed)
 
     def pattern_sizes(self, domain: Domain) -> list[int]:
         return sorted({max(domain.min_size, self.distance), domain.max_size})
 
-    def constant_pair(self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray) -> DatasetPair:
+    def constant_pair(
+        self, domain: Domain, size: int, base: np.ndarray, other: np.ndarray
+    ) -> DatasetPair:
         records = domain.constant_records(base, size)
         changed = records.copy()
         changed[size - self.distance :] = domain.constant_records(other, self.distance)
@@ -312,7 +364,11 @@ class Substitute(_Multiset):
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         # offset 1.0 replaces the last records, as `constant_pair` does
         sizes = [0.0, 1.0] if len(self.pattern_sizes(domain)) == 2 else [0.0]
-        return [self._unit_point(domain, size, 1.0, b, o) for size in sizes for b, o in ((1.0, 0.0), (0.0, 1.0))]
+        return [
+            self._unit_point(domain, size, 1.0, b, o)
+            for size in sizes
+            for b, o in ((1.0, 0.0), (0.0, 1.0))
+        ]
 
     def strategy(self, domain: Domain):
         from hypothesis import strategies as st
@@ -324,11 +380,15 @@ class Substitute(_Multiset):
         def build(base: np.ndarray, replacements: list, offset: int) -> DatasetPair:
             changed = base.copy()
             start = offset % (len(base) - k + 1)
-            changed[start : start + k] = np.asarray(replacements, dtype=base.dtype).reshape((k,) + base.shape[1:])
+            changed[start : start + k] = np.asarray(replacements, dtype=base.dtype).reshape(
+                (k,) + base.shape[1:]
+            )
             return DatasetPair(base, changed)
 
         extra = st.lists(records(domain), min_size=k, max_size=k)
-        pairs = st.builds(build, datasets(domain, min_size=max(domain.min_size, k)), extra, st.integers(0, 10**6))
+        pairs = st.builds(
+            build, datasets(domain, min_size=max(domain.min_size, k)), extra, st.integers(0, 10**6)
+        )
         return pairs.filter(lambda pair: self.counts(pair) == (k, k))
 
 
@@ -366,7 +426,11 @@ class Linf(Relation):
             )
 
     def difference(self, pair: DatasetPair) -> str:
-        return f"d1 = d0 + {format_records(np.asarray(pair.d1, float) - np.asarray(pair.d0, float), limit=12)} (answers moved)"
+        return (
+            "d1 = d0 +"
+            f" {format_records(np.asarray(pair.d1, float) - np.asarray(pair.d0, float), limit=12)}"
+            " (answers moved)"
+        )
 
     def random_pair(self, domain: Domain, rng: np.random.Generator) -> DatasetPair:
         d0 = domain.random_dataset(rng)
@@ -393,14 +457,22 @@ class Linf(Relation):
         if np.array_equal(moved, base):  # a zero step is no neighbour: move the first answer
             moved = moved.copy()
             up = base[0] + self.sensitivity <= domain.upper
-            moved[0] = base[0] + self.sensitivity if up else max(base[0] - self.sensitivity, domain.lower)
+            moved[0] = (
+                base[0] + self.sensitivity if up else max(base[0] - self.sensitivity, domain.lower)
+            )
         return DatasetPair(base, moved)
 
     @staticmethod
     def directions(k: int) -> list[np.ndarray]:
-        """StatDP's patterns: one answer up and the rest down, half up half down, all up, all down."""
+        """StatDP's patterns: one answer up and the rest down, half up half down, all up, all
+        down."""
         index = np.arange(k)
-        return [np.where(index == 0, 1.0, -1.0), np.where(index < (k + 1) // 2, 1.0, -1.0), np.ones(k), -np.ones(k)]
+        return [
+            np.where(index == 0, 1.0, -1.0),
+            np.where(index < (k + 1) // 2, 1.0, -1.0),
+            np.ones(k),
+            -np.ones(k),
+        ]
 
     def vector_pair(self, domain: Domain, level: float, direction: np.ndarray) -> DatasetPair:
         """All answers at `level`, and the same moved by the sensitivity along `direction`."""
@@ -413,14 +485,20 @@ class Linf(Relation):
     def classic_pairs(self, domain: Domain) -> list[DatasetPair]:
         """The four StatDP patterns from the middle of the answer range."""
         middle = (float(domain.lower) + float(domain.upper)) / 2
-        return [self.vector_pair(domain, middle, direction) for direction in self.directions(domain.max_size)]
+        return [
+            self.vector_pair(domain, middle, direction)
+            for direction in self.directions(domain.max_size)
+        ]
 
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         n, low, high = domain.max_size, float(domain.lower), float(domain.upper)
         base = 0.5
         if domain.dtype == "int":  # the coordinate whose integer record is floor(middle)
             base = (np.floor((low + high) / 2) - low + 0.5) / (high - low + 1)
-        return [np.concatenate([np.full(n, base), (direction + 1) / 2]) for direction in self.directions(n)]
+        return [
+            np.concatenate([np.full(n, base), (direction + 1) / 2])
+            for direction in self.directions(n)
+        ]
 
     def lattice(self, domain: Domain, points: int) -> list[DatasetPair]:
         """Answer level × StatDP direction, the middle level first."""
@@ -438,12 +516,19 @@ class Linf(Relation):
         from dpfuzz.strategies import datasets
 
         def build(base: np.ndarray, step: list) -> DatasetPair:
-            return DatasetPair(base, np.clip(base + np.asarray(step), domain.lower, domain.upper).astype(base.dtype))
+            return DatasetPair(
+                base,
+                np.clip(base + np.asarray(step), domain.lower, domain.upper).astype(base.dtype),
+            )
 
         steps = st.lists(
-            st.floats(-self.sensitivity, self.sensitivity, allow_nan=False), min_size=domain.max_size, max_size=domain.max_size
+            st.floats(-self.sensitivity, self.sensitivity, allow_nan=False),
+            min_size=domain.max_size,
+            max_size=domain.max_size,
         )
-        return st.builds(build, datasets(domain), steps).filter(lambda pair: not np.array_equal(pair.d0, pair.d1))
+        return st.builds(build, datasets(domain), steps).filter(
+            lambda pair: not np.array_equal(pair.d0, pair.d1)
+        )
 
 
 RELATIONS = {relation.name: relation for relation in (AddRemove, Substitute, Linf)}

@@ -17,8 +17,11 @@ from dpfuzz.engine.stops import Stop
 from dpfuzz.engine.verdict import Verdict
 from dpfuzz.testers.base import TestResult
 
-
-VERDICT_COLOURS = {Verdict.VIOLATED: "#cf222e", Verdict.NOT_REFUTED: "#1a7f37", Verdict.INCONCLUSIVE: "#9a6700"}
+VERDICT_COLOURS = {
+    Verdict.VIOLATED: "#cf222e",
+    Verdict.NOT_REFUTED: "#1a7f37",
+    Verdict.INCONCLUSIVE: "#9a6700",
+}
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,8 @@ class AuditReport:
 
     @property
     def tested(self) -> bool:
-        """Whether any verification output was drawn (False when a slow call ended the audit first)."""
+        """Whether any verification output was drawn (False when a slow call ended the audit
+        first)."""
         return min(self.verification.num_samples) > 0
 
     def history_pairs(self) -> list[DatasetPair]:
@@ -203,7 +207,10 @@ class AuditReport:
         if self.violated:
             return f"VIOLATED: {self.mechanism} does not satisfy {self.claim.describe()}"
         if self.inconclusive:
-            return f"INCONCLUSIVE: this audit could not test {self.mechanism} against {self.claim.describe()}"
+            return (
+                f"INCONCLUSIVE: this audit could not test {self.mechanism} against"
+                f" {self.claim.describe()}"
+            )
         return f"not refuted: no violation of {self.claim.describe()} found for {self.mechanism}"
 
     def power_text(self) -> str | None:
@@ -218,12 +225,13 @@ class AuditReport:
             )
         if power["value"] is None or math.isinf(power["value"]):
             return (
-                f"with {power['samples']:,} verification outputs per side no outcome on this event could have "
-                "refuted the claim; raise verify_samples or max_draws"
+                f"with {power['samples']:,} verification outputs per side no outcome on this event"
+                " could have refuted the claim; raise verify_samples or max_draws"
             )
         text = (
-            f"{power['samples']:,} verification outputs per side would have refuted the claim had "
-            f"{power['divergence']} on the event reached {power['value']:.4g} (the claim allows {power['claim_allows']:.4g})"
+            f"{power['samples']:,} verification outputs per side would have refuted the claim had"
+            f" {power['divergence']} on the event reached {power['value']:.4g} (the claim allows"
+            f" {power['claim_allows']:.4g})"
         )
         if power.get("epsilon") is not None and power["divergence"] != "privacy_loss":
             text += f", i.e. a privacy loss of ε ≥ {power['epsilon']:.4g} on that event"
@@ -232,19 +240,38 @@ class AuditReport:
     def summary(self) -> str:
         """The lines a person reads first."""
         result = self.verification
-        epsilon = "none certified" if self.epsilon_lower_bound is None else f"{self.epsilon_lower_bound:.4g}"
+        epsilon = (
+            "none certified"
+            if self.epsilon_lower_bound is None
+            else f"{self.epsilon_lower_bound:.4g}"
+        )
         claimed = getattr(self.claim, "epsilon", None)
         difference, d0, d1 = self.domain.describe_pair(self.candidate)
         search = [record for record in self.history if record.round == 0]
-        lines = [self.headline(), *([f"  why               {self.inconclusive}"] if self.inconclusive else [])]
+        lines = [
+            self.headline(),
+            *([f"  why               {self.inconclusive}"] if self.inconclusive else []),
+        ]
         if self.tested:
             lines += [
                 f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
                 # a privacy-loss bound is the ε bound: one line states both
-                *([] if result.divergence == "privacy_loss" else [f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"]),
-                f"  epsilon lower bound  {epsilon}" + ("" if claimed is None else f" (claimed {claimed:g})"),
+                *(
+                    []
+                    if result.divergence == "privacy_loss"
+                    else [
+                        f"  {result.divergence} >= {result.bound:.6g}  (claim allows"
+                        f" {result.threshold:.6g})"
+                    ]
+                ),
+                f"  epsilon lower bound  {epsilon}"
+                + ("" if claimed is None else f" (claimed {claimed:g})"),
             ]
-        lines += [f"  {'witness' if self.violated else 'pair':<18}{difference}", f"  {'':<18}{d0}", f"  {'':<18}{d1}"]
+        lines += [
+            f"  {'witness' if self.violated else 'pair':<18}{difference}",
+            f"  {'':<18}{d0}",
+            f"  {'':<18}{d1}",
+        ]
         if self.tested:
             lines.append(f"  event             {result.event}")
             if not self.violated and self.power_text():
@@ -252,11 +279,19 @@ class AuditReport:
             looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
             lines.append(
                 f"  draws             {self.draws:,} outputs: "
-                + (f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, " if search else f"one pair fitted on {self.samples:,} per side, ")
-                + f"verified on {result.num_samples[0]:,} fresh per side ({looks}); {self.seconds.get('total', 0.0):.2f} s"
+                + (
+                    f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, "
+                    if search
+                    else f"one pair fitted on {self.samples:,} per side, "
+                )
+                + f"verified on {result.num_samples[0]:,} fresh per side ({looks});"
+                f" {self.seconds.get('total', 0.0):.2f} s"
             )
         else:
-            lines.append(f"  draws             {self.draws:,} outputs in {self.seconds.get('total', 0.0):.2f} s, none verified")
+            lines.append(
+                f"  draws             {self.draws:,} outputs in"
+                f" {self.seconds.get('total', 0.0):.2f} s, none verified"
+            )
         lines.append(f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}")
         if self.reproduce:
             lines.append(f"  reproduce         {self.reproduce}")
@@ -266,43 +301,82 @@ class AuditReport:
     def to_markdown(self) -> str:
         """The summary and the search history as Markdown."""
         rows = [
-            f"| {record.trial + 1} | {record.round} | {format_dataset(record.pair.d0)} | {format_dataset(record.pair.d1)} | "
-            f"{record.samples:,} | {record.score:.4g} |"
+            f"| {record.trial + 1} | {record.round} | {format_dataset(record.pair.d0)} |"
+            f" {format_dataset(record.pair.d1)} | {record.samples:,} | {record.score:.4g} |"
             for record in self.history
         ]
         return "\n".join(
-            ["# dpfuzz audit", "", "```", self.summary(), "```", "",
-             "| trial | round | d0 | d1 | samples per side | estimate − threshold |", "|---:|---:|---|---|---:|---:|", *rows, ""]
+            [
+                "# dpfuzz audit",
+                "",
+                "```",
+                self.summary(),
+                "```",
+                "",
+                "| trial | round | d0 | d1 | samples per side | estimate − threshold |",
+                "|---:|---:|---|---|---:|---:|",
+                *rows,
+                "",
+            ]
         )
 
     def meaning(self) -> str:
         """The verdict in one sentence a manager reads first."""
-        confidence = f"confidence {1 - self.beta:g} (a false alarm has probability at most {self.beta:g} for the whole audit)"
+        confidence = (
+            f"confidence {1 - self.beta:g} (a false alarm has probability at most {self.beta:g} for"
+            " the whole audit)"
+        )
         if self.violated:
-            epsilon = "" if self.epsilon_lower_bound is None else f" Its ε is at least {self.epsilon_lower_bound:.4g}."
-            return f"The claim {self.claim.describe()} is refuted with {confidence}: the mechanism is not as private as claimed.{epsilon}"
+            epsilon = (
+                ""
+                if self.epsilon_lower_bound is None
+                else f" Its ε is at least {self.epsilon_lower_bound:.4g}."
+            )
+            return (
+                f"The claim {self.claim.describe()} is refuted with {confidence}: the mechanism is"
+                f" not as private as claimed.{epsilon}"
+            )
         if self.inconclusive:
-            return (f"This audit could not test the claim {self.claim.describe()}, so it says nothing either way; "
-                    "the table below says why, and what would test it.")
+            return (
+                f"This audit could not test the claim {self.claim.describe()}, so it says nothing"
+                " either way; the table below says why, and what would test it."
+            )
         return (
-            f"No violation of {self.claim.describe()} was found, and the audit could have found one of the size its "
-            "power states. That is evidence, not a proof of privacy: smaller violations, or ones on other datasets, may remain."
+            f"No violation of {self.claim.describe()} was found, and the audit could have found one"
+            " of the size its power states. That is evidence, not a proof of privacy: smaller"
+            " violations, or ones on other datasets, may remain."
         )
 
     def to_html(self) -> str:
         """A self-contained page: the verdict and what it means, the pair (what differs
         highlighted), the facts, the two output distributions with the event shaded (1-D), the
         privacy profile, the search, and a glossary."""
-        epsilon = "none certified" if self.epsilon_lower_bound is None else (
-            f"{self.epsilon_lower_bound:.4g}: with confidence {1 - self.beta:g}, the mechanism's ε"
-            + ("" if not getattr(self.claim, "delta", 0) else f" at δ = {self.claim.delta:g}") + " is at least this"
+        epsilon = (
+            "none certified"
+            if self.epsilon_lower_bound is None
+            else (
+                f"{self.epsilon_lower_bound:.4g}: with confidence {1 - self.beta:g}, the"
+                " mechanism's ε"
+                + ("" if not getattr(self.claim, "delta", 0) else f" at δ = {self.claim.delta:g}")
+                + " is at least this"
+            )
         )
-        tested = [
-            ("certified bound", f"{self.verification.divergence} ≥ {self.bound:.6g} (the claim allows {self.threshold:.6g})"),
-            ("ε lower bound", epsilon),
-            ("event", self.verification.event),
-            *([("power", self.power_text())] if self.power_text() else []),
-        ] if self.tested else []
+        tested = (
+            [
+                (
+                    "certified bound",
+                    (
+                        f"{self.verification.divergence} ≥ {self.bound:.6g} (the claim allows"
+                        f" {self.threshold:.6g})"
+                    ),
+                ),
+                ("ε lower bound", epsilon),
+                ("event", self.verification.event),
+                *([("power", self.power_text())] if self.power_text() else []),
+            ]
+            if self.tested
+            else []
+        )
         facts = [
             ("claim", self.claim.describe()),
             *([("why inconclusive", self.inconclusive)] if self.inconclusive else []),
@@ -315,9 +389,15 @@ class AuditReport:
             *(("note", note) for note in self.notes),
         ]
         return html_page(
-            f"dpfuzz audit: {self.mechanism}", self.headline(), VERDICT_COLOURS[self.verdict],
-            "Witness" if self.violated else "Verified pair", self.domain.describe_pair(self.candidate), facts,
-            self.distributions_html() + self.profile_html(), self.history, meaning=self.meaning(),
+            f"dpfuzz audit: {self.mechanism}",
+            self.headline(),
+            VERDICT_COLOURS[self.verdict],
+            "Witness" if self.violated else "Verified pair",
+            self.domain.describe_pair(self.candidate),
+            facts,
+            self.distributions_html() + self.profile_html(),
+            self.history,
+            meaning=self.meaning(),
         )
 
     def distributions_html(self) -> str:
@@ -329,14 +409,19 @@ class AuditReport:
         samples = self.distributions["samples"]
         try:
             labels = (f"d0 ({samples[0]:,} outputs)", f"d1 ({samples[1]:,} outputs)")
-            image = f'<img alt="output distributions" src="data:image/png;base64,{histogram_png(self.distributions, labels, self.verification.event)}">'
+            png = histogram_png(self.distributions, labels, self.verification.event)
+            image = f'<img alt="output distributions" src="data:image/png;base64,{png}">'
         except ImportError:
             return ""
-        shaded = " The shaded outputs form the certified event." if self.distributions.get("in_event") else ""
+        shaded = (
+            " The shaded outputs form the certified event."
+            if self.distributions.get("in_event")
+            else ""
+        )
         return (
-            "<h2>Outputs of the two datasets</h2><p>The verification outputs of the pair above, as shares of each "
-            f"side's outputs.{shaded} Where one side's line is far above the other's inside the event, the mechanism "
-            "tells the datasets apart.</p>" + image
+            "<h2>Outputs of the two datasets</h2><p>The verification outputs of the pair above, as"
+            f" shares of each side's outputs.{shaded} Where one side's line is far above the"
+            " other's inside the event, the mechanism tells the datasets apart.</p>" + image
         )
 
     def profile_html(self, gaussian: bool | None = None) -> str:
@@ -351,32 +436,83 @@ class AuditReport:
         profile = ProfileEstimate.from_dict(self.profile)
         text = html.escape(profile.summary(gaussian=gaussian))
         try:
-            image = f'<img alt="privacy profile and trade-off curve" src="data:image/png;base64,{profile.png_base64(gaussian)}">'
+            image = (
+                '<img alt="privacy profile and trade-off curve"'
+                f' src="data:image/png;base64,{profile.png_base64(gaussian)}">'
+            )
         except ImportError:
             image = "<p>Install <code>dpfuzz[report]</code> (matplotlib) for the plot.</p>"
         assumption = " The μ readings assume a Gaussian trade-off curve." if gaussian else ""
         return (
-            "<h2>Privacy profile of the verified pair</h2><p>A description of the verification outputs at its own "
-            f"confidence, apart from the verdict.{assumption}</p>{image}<pre>{text}</pre>"
+            "<h2>Privacy profile of the verified pair</h2><p>A description of the verification"
+            " outputs at its own confidence, apart from the"
+            f" verdict.{assumption}</p>{image}<pre>{text}</pre>"
         )
 
 
 GLOSSARY = (
     ("violated", "the claim is refuted: a certified lower bound exceeds what the claim allows."),
-    ("not refuted", "no violation found, by an audit that could have found one of the size its power states."),
-    ("inconclusive", "the audit could not test the claim (too few outputs for its δ, or a call too slow); it says nothing either way."),
-    ("β, confidence", "β bounds the probability that the whole audit flags a correct mechanism; confidence is 1 − β."),
-    ("ε lower bound", "with confidence 1 − β, the mechanism's ε (at the claim's δ) is at least this."),
-    ("event", "a set of outputs, chosen on other outputs than those it is certified on; its probabilities under the two datasets bound the privacy loss."),
-    ("hockey-stick divergence", "P(S) − e^ε·Q(S) for the event S; an (ε, δ) claim allows at most δ."),
-    ("power", "what this audit would have refuted on its event: violations smaller than that may remain."),
+    (
+        "not refuted",
+        "no violation found, by an audit that could have found one of the size its power states.",
+    ),
+    (
+        "inconclusive",
+        (
+            "the audit could not test the claim (too few outputs for its δ, or a call too slow); it"
+            " says nothing either way."
+        ),
+    ),
+    (
+        "β, confidence",
+        (
+            "β bounds the probability that the whole audit flags a correct mechanism; confidence is"
+            " 1 − β."
+        ),
+    ),
+    (
+        "ε lower bound",
+        "with confidence 1 − β, the mechanism's ε (at the claim's δ) is at least this.",
+    ),
+    (
+        "event",
+        (
+            "a set of outputs, chosen on other outputs than those it is certified on; its"
+            " probabilities under the two datasets bound the privacy loss."
+        ),
+    ),
+    (
+        "hockey-stick divergence",
+        "P(S) − e^ε·Q(S) for the event S; an (ε, δ) claim allows at most δ.",
+    ),
+    (
+        "power",
+        "what this audit would have refuted on its event: violations smaller than that may remain.",
+    ),
     ("witness", "the two neighbouring datasets on which the claim is refuted."),
 )
 
 
+_PAGE_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}"
+    "td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}"
+    "th{background:#f6f8fa}table{border-collapse:collapse}"
+    ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}"
+    ".meaning{font-size:1.1rem;max-width:60rem}dt{font-weight:600;margin-top:.4rem}"
+    "img{max-width:100%}"
+)
+
+
 def html_page(
-    title: str, headline: str, colour: str, pair_heading: str, described_pair: tuple[str, str, str],
-    facts: list[tuple[str, str]], sections: str, history: tuple[TrialRecord, ...], score_heading: str = "estimate − threshold",
+    title: str,
+    headline: str,
+    colour: str,
+    pair_heading: str,
+    described_pair: tuple[str, str, str],
+    facts: list[tuple[str, str]],
+    sections: str,
+    history: tuple[TrialRecord, ...],
+    score_heading: str = "estimate − threshold",
     meaning: str = "",
 ) -> str:
     """A self-contained report page: the headline and its `meaning`, a pair (what differs
@@ -385,25 +521,30 @@ def html_page(
     escape = html.escape
     difference, d0, d1 = described_pair
     rows = "".join(
-        f"<tr><td>{record.trial + 1}</td><td>{record.round}</td><td>{escape(format_dataset(record.pair.d0))}</td>"
-        f"<td>{escape(format_dataset(record.pair.d1))}</td><td>{record.samples:,}</td><td>{record.score:.4g}</td></tr>"
+        f"<tr><td>{record.trial + 1}</td><td>{record.round}</td>"
+        f"<td>{escape(format_dataset(record.pair.d0))}</td>"
+        f"<td>{escape(format_dataset(record.pair.d1))}</td>"
+        f"<td>{record.samples:,}</td><td>{record.score:.4g}</td></tr>"
         for record in history
     )
-    table = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in facts)
+    table = "".join(
+        f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in facts
+    )
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}td,th{border:1px solid #d0d7de;"
-        "padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}table{border-collapse:collapse}"
-        ".diff{background:#fff8c5;font-weight:600}code{font-size:14px}.meaning{font-size:1.1rem;max-width:60rem}"
-        "dt{font-weight:600;margin-top:.4rem}img{max-width:100%}</style></head><body>"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{_PAGE_STYLE}</style></head><body>"
         f'<h1 style="color:{colour}">{escape(headline)}</h1>'
         + (f'<p class="meaning">{escape(meaning)}</p>' if meaning else "")
         + f"<h2>{escape(pair_heading)}</h2>"
-        f'<p class="diff"><code>{escape(difference)}</code></p><p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>'
+        f'<p class="diff"><code>{escape(difference)}</code></p>'
+        f"<p><code>{escape(d0)}</code><br><code>{escape(d1)}</code></p>"
         f"<table>{table}</table>{sections}"
         + (
-            "<h2>Search</h2><table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th><th>samples per side</th>"
-            f"<th>{escape(score_heading)}</th></tr>{rows}</table>" if history else ""
+            "<h2>Search</h2><table><tr><th>trial</th><th>round</th><th>d0</th><th>d1</th>"
+            "<th>samples"
+            f" per side</th><th>{escape(score_heading)}</th></tr>{rows}</table>"
+            if history
+            else ""
         )
         + "<h2>Glossary</h2><dl>"
         + "".join(f"<dt>{escape(term)}</dt><dd>{escape(text)}</dd>" for term, text in GLOSSARY)

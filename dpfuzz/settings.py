@@ -80,12 +80,18 @@ class AuditSettings:
         if isinstance(self.tester, str):
             check_choice("tester", self.tester, ("auto", *TESTER_NAMES))
         elif not isinstance(self.tester, Tester):
-            raise InvalidArgument(f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got {self.tester!r}.")
+            raise InvalidArgument(
+                f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got"
+                f" {self.tester!r}."
+            )
         if isinstance(self.finder, str):
             check_choice("finder", self.finder, FINDER_NAMES)
         elif isinstance(self.finder, (list, tuple)):
             if not self.finder or not all(isinstance(pair, DatasetPair) for pair in self.finder):
-                raise InvalidArgument(f"a list given as finder must hold one or more DatasetPairs, got {self.finder!r}.")
+                raise InvalidArgument(
+                    "a list given as finder must hold one or more DatasetPairs, got"
+                    f" {self.finder!r}."
+                )
         check_int("trials", self.trials, minimum=1)
         check_int("samples (per dataset)", self.samples, minimum=10)
         if self.verify_samples is not None:
@@ -109,13 +115,19 @@ class AuditSettings:
         return VERIFY_FACTOR * self.samples if self.verify_samples is None else self.verify_samples
 
     @classmethod
-    def build(cls, settings: "AuditSettings | None" = None, *, budget: str | None = None, **options) -> "AuditSettings":
+    def build(
+        cls, settings: AuditSettings | None = None, *, budget: str | None = None, **options
+    ) -> AuditSettings:
         """Settings from a base (`settings`, or the named `budget` preset, or the defaults) with
         `options` on top; unknown option names are an error."""
         if settings is not None and budget is not None:
-            raise InvalidArgument("give either settings or budget, not both (a budget is a preset of settings).")
+            raise InvalidArgument(
+                "give either settings or budget, not both (a budget is a preset of settings)."
+            )
         if settings is not None and not isinstance(settings, AuditSettings):
-            raise InvalidArgument(f"settings must be a dpfuzz.AuditSettings, got {type(settings).__name__}.")
+            raise InvalidArgument(
+                f"settings must be a dpfuzz.AuditSettings, got {type(settings).__name__}."
+            )
         base = settings if settings is not None else preset(budget or "default")
         check_keys(options, FIELDS, "audit option")
         return dataclasses.replace(base, **options)
@@ -131,7 +143,7 @@ class AuditSettings:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "AuditSettings":
+    def from_dict(cls, data: dict) -> AuditSettings:
         check_keys(data, FIELDS, "audit settings")
         return cls(**data)
 
@@ -149,4 +161,3 @@ BUDGETS = {
 
 def preset(name: str) -> AuditSettings:
     return BUDGETS[check_choice("budget", name, tuple(BUDGETS))]
-

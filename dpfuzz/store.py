@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from dpfuzz.errors import ConfigError
@@ -66,52 +66,78 @@ class ResultsStore:
             fcntl.lockf(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, run_id)
         except OSError:
             raise ConfigError(
-                f"run {run_id} of {self.path} is being run by another process; wait for it to finish "
-                "(or stop it), then resume."
+                f"run {run_id} of {self.path} is being run by another process; wait for it to"
+                " finish (or stop it), then resume."
             ) from None
         self._locked.add(run_id)
 
     def new_run(self, config: dict) -> int:
         cursor = self._connection.execute(
-            "INSERT INTO runs (started, config) VALUES (?, ?)", (_now(), json.dumps(config, sort_keys=True))
+            "INSERT INTO runs (started, config) VALUES (?, ?)",
+            (_now(), json.dumps(config, sort_keys=True)),
         )
         self._connection.commit()
         return int(cursor.lastrowid)
 
     def runs(self) -> list[dict]:
-        rows = self._connection.execute("SELECT run_id, started, config FROM runs ORDER BY run_id").fetchall()
-        return [{"run_id": run_id, "started": started, "config": json.loads(config)} for run_id, started, config in rows]
+        rows = self._connection.execute(
+            "SELECT run_id, started, config FROM runs ORDER BY run_id"
+        ).fetchall()
+        return [
+            {"run_id": run_id, "started": started, "config": json.loads(config)}
+            for run_id, started, config in rows
+        ]
 
     def run(self, run_id: int | None = None) -> dict:
         """The run with this id, or the latest one."""
         runs = self.runs()
         if not runs:
-            raise ConfigError(f"no campaign runs in {self.path}; start one with 'dpfuzz campaign run'.")
+            raise ConfigError(
+                f"no campaign runs in {self.path}; start one with 'dpfuzz campaign run'."
+            )
         if run_id is None:
             return runs[-1]
         for run in runs:
             if run["run_id"] == run_id:
                 return run
-        raise ConfigError(f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}.")
+        raise ConfigError(
+            f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}."
+        )
 
     def record(self, run_id: int, key: str, summary: dict, report: dict | None) -> None:
         """Commit one finished audit (a second record of the same key is ignored)."""
         self._connection.execute(
-            "INSERT OR IGNORE INTO audits (run_id, key, finished, summary, report) VALUES (?, ?, ?, ?, ?)",
-            (run_id, key, _now(), json.dumps(summary), None if report is None else json.dumps(report)),
+            "INSERT OR IGNORE INTO audits (run_id, key, finished, summary, report) VALUES (?, ?, ?,"
+            " ?, ?)",
+            (
+                run_id,
+                key,
+                _now(),
+                json.dumps(summary),
+                None if report is None else json.dumps(report),
+            ),
         )
         self._connection.commit()
 
     def forget(self, run_id: int, outcomes: tuple[str, ...]) -> int:
         """Delete the run's audits stored with one of `outcomes` (to run them again); how many."""
-        rows = self._connection.execute("SELECT key, summary FROM audits WHERE run_id = ?", (run_id,)).fetchall()
+        rows = self._connection.execute(
+            "SELECT key, summary FROM audits WHERE run_id = ?", (run_id,)
+        ).fetchall()
         keys = [key for key, summary in rows if json.loads(summary).get("outcome") in outcomes]
-        self._connection.executemany("DELETE FROM audits WHERE run_id = ? AND key = ?", [(run_id, key) for key in keys])
+        self._connection.executemany(
+            "DELETE FROM audits WHERE run_id = ? AND key = ?", [(run_id, key) for key in keys]
+        )
         self._connection.commit()
         return len(keys)
 
     def finished_keys(self, run_id: int) -> set[str]:
-        return {key for (key,) in self._connection.execute("SELECT key FROM audits WHERE run_id = ?", (run_id,))}
+        return {
+            key
+            for (key,) in self._connection.execute(
+                "SELECT key FROM audits WHERE run_id = ?", (run_id,)
+            )
+        }
 
     def summaries(self, run_id: int) -> list[dict]:
         rows = self._connection.execute(
@@ -120,9 +146,11 @@ class ResultsStore:
         return [json.loads(summary) for (summary,) in rows]
 
     def reports(self, run_id: int) -> dict[str, dict]:
-        rows = self._connection.execute("SELECT key, report FROM audits WHERE run_id = ?", (run_id,)).fetchall()
+        rows = self._connection.execute(
+            "SELECT key, report FROM audits WHERE run_id = ?", (run_id,)
+        ).fetchall()
         return {key: json.loads(report) for key, report in rows if report is not None}
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -8,9 +8,9 @@ and simple values::
 
     domain = Domain(low=0.0, high=1.0, min_size=0, max_size=5)
 
-    @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-    @given(pair=strategies.neighbouring_pairs(domain))
-    def test_noisy_sum(pair, dp_audit):
+    @settings(max_examples=20, deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(pair=strategies.neighbouring_pairs(domain)) def test_noisy_sum(pair, dp_audit):
         dp_audit.pair(noisy_sum, PureDP(1.0), domain, pair)
 """
 
@@ -33,16 +33,23 @@ def records(domain: Domain) -> st.SearchStrategy[np.ndarray]:
     if domain.dtype == "int":
         coordinates = [st.integers(int(a), int(b)) for a, b in zip(low, high)]
     else:
-        coordinates = [st.floats(float(a), float(b), allow_nan=False, allow_infinity=False) for a, b in zip(low, high)]
+        coordinates = [
+            st.floats(float(a), float(b), allow_nan=False, allow_infinity=False)
+            for a, b in zip(low, high)
+        ]
     record = st.tuples(*coordinates).map(lambda values: np.array(values, dtype=domain.numpy_dtype))
     return record.map(lambda value: value[0]) if domain.dim is None else record
 
 
-def datasets(domain: Domain, min_size: int | None = None, max_size: int | None = None) -> st.SearchStrategy[np.ndarray]:
+def datasets(
+    domain: Domain, min_size: int | None = None, max_size: int | None = None
+) -> st.SearchStrategy[np.ndarray]:
     """Datasets of the domain (sizes within the domain's range, or the given narrower one)."""
     low = domain.min_size if min_size is None else min_size
     high = domain.max_size if max_size is None else max_size
-    return st.lists(records(domain), min_size=low, max_size=high).map(lambda rows: _stack(domain, rows))
+    return st.lists(records(domain), min_size=low, max_size=high).map(
+        lambda rows: _stack(domain, rows)
+    )
 
 
 def neighbouring_pairs(domain: Domain) -> st.SearchStrategy[DatasetPair]:

@@ -45,17 +45,32 @@ def load_attribute(spec: str) -> Any:
     working directory joins `sys.path`)."""
     module_name, separator, attribute = spec.partition(":")
     if not separator or not module_name or not attribute:
-        raise ConfigError(f"target {spec!r} must look like 'package.module:attribute' or be a catalogue entry name.")
-    if str(Path.cwd()) not in sys.path:  # it stays: processes a mechanism starts (per_call workers) import it too
+        raise ConfigError(
+            f"target {spec!r} must look like 'package.module:attribute' or be a catalogue entry"
+            " name."
+        )
+    if (
+        str(Path.cwd()) not in sys.path
+    ):  # it stays: processes a mechanism starts (per_call workers) import it too
         sys.path.insert(0, str(Path.cwd()))
     try:
         value: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        if error.name is not None and module_name != error.name and not module_name.startswith(error.name + "."):
-            raise TargetBuildError(f"target {spec!r}: importing {module_name!r} raised ModuleNotFoundError: {error}") from error
-        raise ConfigError(f"target {spec!r}: cannot import module {module_name!r} ({error}).") from error
+        if (
+            error.name is not None
+            and module_name != error.name
+            and not module_name.startswith(error.name + ".")
+        ):
+            raise TargetBuildError(
+                f"target {spec!r}: importing {module_name!r} raised ModuleNotFoundError: {error}"
+            ) from error
+        raise ConfigError(
+            f"target {spec!r}: cannot import module {module_name!r} ({error})."
+        ) from error
     except Exception as error:  # the module itself raised (a SyntaxError, an error at import time)
-        raise TargetBuildError(f"target {spec!r}: importing {module_name!r} raised {type(error).__name__}: {error}") from error
+        raise TargetBuildError(
+            f"target {spec!r}: importing {module_name!r} raised {type(error).__name__}: {error}"
+        ) from error
     for part in attribute.split("."):
         if not hasattr(value, part):
             hint = did_you_mean(part, [name for name in dir(value) if not name.startswith("_")])
@@ -75,21 +90,30 @@ def lookup(target: Any) -> Any:
     try:
         return entry(target)
     except InvalidArgument as error:
-        raise ConfigError(f"target {target!r} is neither 'package.module:attribute' nor a catalogue entry: {error}") from None
+        raise ConfigError(
+            f"target {target!r} is neither 'package.module:attribute' nor a catalogue entry:"
+            f" {error}"
+        ) from None
 
 
 def resolve(
-    target: Any, *, claimed: dict | None = None, params: dict | None = None, claim=None, domain=None, per_call: bool = False,
+    target: Any,
+    *,
+    claimed: dict | None = None,
+    params: dict | None = None,
+    claim=None,
+    domain=None,
+    per_call: bool = False,
     structured: bool = False,
 ) -> Resolved:
     """The mechanism, claim, domain, truth and suited tester of a target.
 
-    `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``, ``mu``, ``rho``); `params`
-    the other factory or entry parameters; `claim` and `domain` replace the target's own. With
-    `per_call`, the target is a function releasing one output per call, ``(dataset, rng)``, or a
-    factory returning one, and is wrapped with `dpfuzz.per_call`. With `structured`, its outputs
-    are natural ones (a dict of keyed results, a category, a tuple, …), one per call or a list
-    from a mechanism, and it is wrapped with `dpfuzz.outputs.structured`.
+    `claimed` holds claim parameters from flags (``epsilon``, ``delta``, ``alpha``, ``mu``,
+    ``rho``); `params` the other factory or entry parameters; `claim` and `domain` replace the
+    target's own. With `per_call`, the target is a function releasing one output per call,
+    ``(dataset, rng)``, or a factory returning one, and is wrapped with `dpfuzz.per_call`. With
+    `structured`, its outputs are natural ones (a dict of keyed results, a category, a tuple, …),
+    one per call or a list from a mechanism, and it is wrapped with `dpfuzz.outputs.structured`.
     """
     from dpfuzz.catalogue.entry import CatalogueEntry
     from dpfuzz.claims import claim_from_parameters
@@ -102,7 +126,9 @@ def resolve(
     if isinstance(value, CatalogueEntry):
         ignored = sorted(set(claimed) - set(value.defaults))
         if ignored:
-            raise ConfigError(f"{value.name} claims {value.claim().describe()}; it takes no {ignored}.")
+            raise ConfigError(
+                f"{value.name} claims {value.claim().describe()}; it takes no {ignored}."
+            )
         merged = value.params(**claimed, **params)
         truth = value.truth(**merged).satisfies
         return Resolved(
@@ -118,13 +144,19 @@ def resolve(
     if isinstance(value, LibraryTarget):  # a library release: its claim and domain come with it
         return Resolved(label, value.mechanism, claim or value.claim, domain or value.domain)
     if isinstance(value, Domain) or not callable(value):
-        raise ConfigError(f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or mechanism.")
+        raise ConfigError(
+            f"{label} is a {type(value).__name__}, not a catalogue entry, mechanism factory or"
+            " mechanism."
+        )
     if per_call or structured:
         value = _one_output_per_call(value, label, claimed, params, structured)
         params = {}
     if is_mechanism(value):
         if params:
-            raise ConfigError(f"{label} is a mechanism, not a factory: it takes no parameters, got {sorted(params)}.")
+            raise ConfigError(
+                f"{label} is a mechanism, not a factory: it takes no parameters, got"
+                f" {sorted(params)}."
+            )
         mechanism = value
     else:
         claim_given = claim is not None or {"epsilon", "mu", "rho"} & set(claimed)
@@ -133,12 +165,21 @@ def resolve(
         except ConfigError:
             if claim_given:
                 raise
-            mechanism = None  # a factory that needs the claim's parameters: the claim is what is missing
-        if isinstance(mechanism, LibraryTarget):  # a library release: its claim and domain come with it
-            return Resolved(label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain)
+            mechanism = (
+                None  # a factory that needs the claim's parameters: the claim is what is missing
+            )
+        if isinstance(
+            mechanism, LibraryTarget
+        ):  # a library release: its claim and domain come with it
+            return Resolved(
+                label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain
+            )
     if claim is None:
         if not {"epsilon", "mu", "rho"} & set(claimed):
-            raise ConfigError(f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or --alpha), --mu or --rho.")
+            raise ConfigError(
+                f"{label} is not a catalogue entry: give the claim with --epsilon (and --delta or"
+                " --alpha), --mu or --rho."
+            )
         claim = claim_from_parameters(**claimed)
     return Resolved(label, mechanism, claim, domain or Domain())
 
@@ -152,11 +193,22 @@ def _one_output_per_call(value, label: str, claimed: dict, params: dict, structu
     if structured and is_mechanism(value) and not isinstance(value, PerCallMechanism):
         return encoded(value)
     if is_mechanism(value):
-        kind = "a per_call wrapper already" if isinstance(value, PerCallMechanism) else "a mechanism (it takes num_samples)"
+        kind = (
+            "a per_call wrapper already"
+            if isinstance(value, PerCallMechanism)
+            else "a mechanism (it takes num_samples)"
+        )
         raise ConfigError(f"{label} is {kind}: name it without per_call.")
-    function = value if _takes_dataset_and_rng(value) else _built(value, label, _factory_arguments(value, label, claimed, params))
+    function = (
+        value
+        if _takes_dataset_and_rng(value)
+        else _built(value, label, _factory_arguments(value, label, claimed, params))
+    )
     if not _takes_dataset_and_rng(function):
-        raise ConfigError(f"per_call: {label} must be a function (dataset, rng) -> one output, or a factory returning one.")
+        raise ConfigError(
+            f"per_call: {label} must be a function (dataset, rng) -> one output, or a factory"
+            " returning one."
+        )
     return encoded(function) if structured else per_call(function)
 
 
@@ -167,7 +219,9 @@ def _built(factory, label: str, arguments: dict):
     except DPFuzzError:
         raise
     except Exception as error:
-        raise TargetBuildError(f"{label}: its factory raised {type(error).__name__}: {error}") from error
+        raise TargetBuildError(
+            f"{label}: its factory raised {type(error).__name__}: {error}"
+        ) from error
 
 
 def _takes_dataset_and_rng(function) -> bool:
@@ -178,7 +232,11 @@ def _takes_dataset_and_rng(function) -> bool:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return False
-    required = [p for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [
+        p
+        for p in parameters
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     return len(required) == 2 and required[1].name in RNG_NAMES
 
 
@@ -193,21 +251,30 @@ def _factory_arguments(factory, label: str, claimed: dict, params: dict) -> dict
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         hints = "".join(did_you_mean(name, accepted) for name in unknown)
-        raise ConfigError(f"factory {label} takes parameters {sorted(accepted)}, got unknown {unknown}.{hints}")
+        raise ConfigError(
+            f"factory {label} takes parameters {sorted(accepted)}, got unknown {unknown}.{hints}"
+        )
     arguments = {**{key: value for key, value in claimed.items() if key in accepted}, **params}
     required = [
-        name for name, parameter in accepted.items()
-        if parameter.default is parameter.empty and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        name
+        for name, parameter in accepted.items()
+        if parameter.default is parameter.empty
+        and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
     ]
     missing = [name for name in required if name not in arguments]
     if missing == required and _takes_dataset_and_rng(factory):
         name = label.rpartition(":")[2]
         raise ConfigError(
-            f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not a factory. Give "
-            f"--per-call (in a campaign config: per_call = true), or wrap it where it is defined, e.g. "
-            f"`{name}_mechanism = dpfuzz.per_call({name})` (a mechanism takes (dataset, num_samples, rng))."
+            f"{label} takes ({', '.join(required)}): a mechanism releasing one output per call, not"
+            " a factory. Give --per-call (in a campaign config: per_call = true), or wrap it where"
+            f" it is defined, e.g. `{name}_mechanism = dpfuzz.per_call({name})` (a mechanism takes"
+            " (dataset, num_samples, rng))."
         )
     if missing:
-        flags = ", ".join(f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing)
-        raise ConfigError(f"factory {label} needs {missing}: give {flags} (in a config: params = {{ … }}).")
+        flags = ", ".join(
+            f"--{name}" if name in CLAIM_PARAMETERS else f"--param {name}=…" for name in missing
+        )
+        raise ConfigError(
+            f"factory {label} needs {missing}: give {flags} (in a config: params = {{ … }})."
+        )
     return arguments

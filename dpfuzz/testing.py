@@ -7,6 +7,8 @@ def __getattr__(name: str):
 
         from dpfuzz import assertions
 
-        warnings.warn(f"dpfuzz.testing.{name} moved: import dpfuzz.{name}.", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"dpfuzz.testing.{name} moved: import dpfuzz.{name}.", DeprecationWarning, stacklevel=2
+        )
         return getattr(assertions, name)
     raise AttributeError(f"module 'dpfuzz.testing' has no attribute {name!r}")

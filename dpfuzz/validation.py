@@ -8,22 +8,25 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from dpfuzz.errors import InvalidArgument
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
-    """' Did you mean 'x'?' for a close match among `choices` (ignoring case: 'svt3' finds 'SVT3'), else ''."""
+    """' Did you mean 'x'?' for a close match among `choices` (ignoring case: 'svt3' finds 'SVT3'),
+    else ''."""
     by_lower = {str(choice).lower(): str(choice) for choice in choices}
     matches = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1, cutoff=0.6)
     return f" Did you mean {by_lower[matches[0]]!r}?" if matches else ""
 
 
 def unknown_keys(given: Iterable[str], known: Sequence[str], where: str) -> list[str]:
-    """One message per unknown key of `given` (with a suggestion), for configs that report all problems."""
+    """One message per unknown key of `given` (with a suggestion), for configs that report all
+    problems."""
     return [
-        f"{where}: unknown key {key!r}.{did_you_mean(key, known)} Known keys: {', '.join(sorted(known))}."
+        f"{where}: unknown key {key!r}.{did_you_mean(key, known)} Known keys:"
+        f" {', '.join(sorted(known))}."
         for key in given
         if key not in known
     ]
@@ -38,7 +41,9 @@ def check_keys(given: Iterable[str], known: Sequence[str], where: str) -> None:
 def check_choice(name: str, value: object, choices: Sequence) -> object:
     if value not in choices:
         listed = ", ".join(repr(choice) for choice in choices)
-        raise InvalidArgument(f"{name} must be one of {listed}; got {value!r}.{did_you_mean(value, choices)}")
+        raise InvalidArgument(
+            f"{name} must be one of {listed}; got {value!r}.{did_you_mean(value, choices)}"
+        )
     return value
 
 
@@ -49,7 +54,9 @@ def is_int(value: object) -> bool:
 
 def check_int(name: str, value: object, minimum: int | None = None) -> int:
     if not is_int(value):
-        raise InvalidArgument(f"{name} must be an int, got {value!r} of type {type(value).__name__}.")
+        raise InvalidArgument(
+            f"{name} must be an int, got {value!r} of type {type(value).__name__}."
+        )
     if minimum is not None and value < minimum:
         raise InvalidArgument(f"{name} must be an int >= {minimum}, got {value!r}.")
     return int(value)
@@ -67,19 +74,29 @@ def check_number(
 ) -> float:
     """A real number (not a bool, not NaN) within the given bounds; returns it as a float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidArgument(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
+        raise InvalidArgument(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}."
+        )
     number = float(value)
     if math.isnan(number):
         raise InvalidArgument(f"{name} must be a number, got NaN.")
     if finite and math.isinf(number):
         raise InvalidArgument(f"{name} must be finite, got {value!r}.")
-    too_small = minimum is not None and (number <= minimum if exclusive_minimum else number < minimum)
-    too_large = maximum is not None and (number >= maximum if exclusive_maximum else number > maximum)
+    too_small = minimum is not None and (
+        number <= minimum if exclusive_minimum else number < minimum
+    )
+    too_large = maximum is not None and (
+        number >= maximum if exclusive_maximum else number > maximum
+    )
     if too_small or too_large:
         if maximum is None:
-            raise InvalidArgument(f"{name} must be {'>' if exclusive_minimum else '>='} {minimum:g}, got {value!r}.")
+            raise InvalidArgument(
+                f"{name} must be {'>' if exclusive_minimum else '>='} {minimum:g}, got {value!r}."
+            )
         if minimum is None:
-            raise InvalidArgument(f"{name} must be {'<' if exclusive_maximum else '<='} {maximum:g}, got {value!r}.")
+            raise InvalidArgument(
+                f"{name} must be {'<' if exclusive_maximum else '<='} {maximum:g}, got {value!r}."
+            )
         low = f"{minimum:g} {'<' if exclusive_minimum else '<='} "
         high = f" {'<' if exclusive_maximum else '<='} {maximum:g}"
         raise InvalidArgument(f"{name} must satisfy {low}{name}{high}, got {value!r}.")
@@ -88,4 +105,6 @@ def check_number(
 
 def check_probability(name: str, value: object) -> float:
     """A probability strictly between 0 and 1 (a confidence parameter such as beta)."""
-    return check_number(name, value, minimum=0.0, maximum=1.0, exclusive_minimum=True, exclusive_maximum=True)
+    return check_number(
+        name, value, minimum=0.0, maximum=1.0, exclusive_minimum=True, exclusive_maximum=True
+    )

@@ -40,7 +40,9 @@ def test_catalogue_bug_is_caught(dp_audit):
 
 # Hypothesis draws the pairs (and shrinks a refuting one); dp_audit keeps no state between
 # examples, so the function-scoped-fixture health check can be switched off.
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(pair=strategies.neighbouring_pairs(DOMAIN))
 def test_noisy_sum_on_hypothesis_pairs(dp_audit, pair):
     dp_audit.pair(noisy_sum, PureDP(epsilon=1.0), DOMAIN, pair)

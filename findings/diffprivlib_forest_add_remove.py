@@ -35,10 +35,20 @@ rng = np.random.default_rng(0)
 def frequency_of_event(labels: list[int]) -> int:
     hits = 0
     for _ in range(RUNS):
-        forest = RandomForestClassifier(n_estimators=4, epsilon=EPSILON, bounds=([0.0, 0.0], [1.0, 1.0]), classes=[0, 1],
-                                        max_depth=2, random_state=int(rng.integers(2**31 - 1)), accountant=BudgetAccountant())
+        forest = RandomForestClassifier(
+            n_estimators=4,
+            epsilon=EPSILON,
+            bounds=([0.0, 0.0], [1.0, 1.0]),
+            classes=[0, 1],
+            max_depth=2,
+            random_state=int(rng.integers(2**31 - 1)),
+            accountant=BudgetAccountant(),
+        )
         forest.fit(np.array(POINT * len(labels)), np.array(labels))
-        hits += forest.estimators_[1].predict(POINT)[0] == 1 and forest.estimators_[2].predict(POINT)[0] == 0
+        hits += (
+            forest.estimators_[1].predict(POINT)[0] == 1
+            and forest.estimators_[2].predict(POINT)[0] == 0
+        )
     return hits
 
 
@@ -47,6 +57,12 @@ exact = math.log((1 - math.exp(-EPSILON) / 2) ** 2 / (0.5 * math.exp(-EPSILON) /
 # one-sided 97.5 % Clopper-Pearson bounds on both sides: the ratio's lower bound holds with 95 %
 upper_d = beta.ppf(0.975, smaller + 1, RUNS - smaller)
 lower_d_prime = beta.ppf(0.025, larger, RUNS - larger + 1)
-print(f"P[E] on D: {smaller / RUNS:.3f}, on D': {larger / RUNS:.3f} ({RUNS} fits each); exact 0.092 and 0.666")
-print(f"epsilon >= {math.log(lower_d_prime / upper_d):.2f} with 95 % confidence (exact {exact:.2f}); claimed {EPSILON}")
+print(
+    f"P[E] on D: {smaller / RUNS:.3f}, on D': {larger / RUNS:.3f} ({RUNS} fits each);"
+    " exact 0.092 and 0.666"
+)
+print(
+    f"epsilon >= {math.log(lower_d_prime / upper_d):.2f} with 95 % confidence"
+    f" (exact {exact:.2f}); claimed {EPSILON}"
+)
 assert math.log(lower_d_prime / upper_d) > EPSILON

@@ -19,12 +19,23 @@ rng = np.random.default_rng(0)
 
 
 def fraction_above_one(dataset: list[float]) -> float:
-    outputs = [tools.sum(np.array(dataset), epsilon=1.0, bounds=(0.0, 1.0), random_state=int(rng.integers(2**31 - 1)),
-                         accountant=BudgetAccountant()) for _ in range(RUNS)]
+    outputs = [
+        tools.sum(
+            np.array(dataset),
+            epsilon=1.0,
+            bounds=(0.0, 1.0),
+            random_state=int(rng.integers(2**31 - 1)),
+            accountant=BudgetAccountant(),
+        )
+        for _ in range(RUNS)
+    ]
     return float(np.mean(np.array(outputs) > 1.0))
 
 
 smaller, larger = fraction_above_one([1.0]), fraction_above_one([1.0, 1.0])
 print(f"P[sum > 1]: {smaller:.4f} on [1.0], {larger:.4f} on [1.0, 1.0] ({RUNS} runs each)")
-print("an event with probability 0 on one neighbour and > 0 on the other: no finite epsilon under add/remove")
+print(
+    "an event with probability 0 on one neighbour and > 0 on the other:"
+    " no finite epsilon under add/remove"
+)
 assert smaller == 0.0 and larger > 0.4

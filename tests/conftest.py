@@ -1,9 +1,9 @@
 """Shared helpers for the test suite (seeded; see each test for its tolerance)."""
 
-pytest_plugins = ["pytester"]
-
 import numpy as np
 import pytest
+
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture

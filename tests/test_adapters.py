@@ -15,11 +15,16 @@ def dp():
 
 
 def bounded_sum(dp, low=-1.0, high=1.0):
-    return (dp.vector_domain(dp.atom_domain(bounds=(low, high))), dp.symmetric_distance()) >> dp.t.then_sum()
+    return (
+        dp.vector_domain(dp.atom_domain(bounds=(low, high))),
+        dp.symmetric_distance(),
+    ) >> dp.t.then_sum()
 
 
 def vector_laplace(dp, scale):
-    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=scale)
+    return dp.m.make_laplace(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=scale
+    )
 
 
 def test_opendp_claims_and_conventions_are_read_from_the_library(dp):
@@ -31,17 +36,30 @@ def test_opendp_claims_and_conventions_are_read_from_the_library(dp):
     assert isinstance(laplace.claim, PureDP) and laplace.claim.epsilon == pytest.approx(1.0)
     assert laplace.domain.relation.name == "add_remove"
     # reports name the measurement by what OpenDP prints of it, or by the caller's name
-    assert laplace.mechanism.name == "OpenDP MaxDivergence measurement on VectorDomain(AtomDomain(bounds=[-1.0, 1.0], T=f64))"
-    assert opendp_target(summed >> dp.m.then_laplace(scale=2.0), name="clamped sum").mechanism.name == "clamped sum"
+    assert (
+        laplace.mechanism.name
+        == "OpenDP MaxDivergence measurement on VectorDomain(AtomDomain(bounds=[-1.0, 1.0], T=f64))"
+    )
+    assert (
+        opendp_target(summed >> dp.m.then_laplace(scale=2.0), name="clamped sum").mechanism.name
+        == "clamped sum"
+    )
     substitute = opendp_target(summed >> dp.m.then_laplace(scale=2.0), relation="substitute")
     assert substitute.claim.epsilon == pytest.approx(2.0) and "d_in = 2" in substitute.convention
     gaussian = opendp_target(summed >> dp.m.then_gaussian(scale=2.0))
-    assert isinstance(gaussian.claim, ZeroConcentratedDP) and gaussian.claim.rho == pytest.approx(0.5)
-    approximate = opendp_target(dp.c.make_zCDP_to_approxDP(summed >> dp.m.then_gaussian(scale=2.0)), delta=1e-6)
+    assert isinstance(gaussian.claim, ZeroConcentratedDP) and gaussian.claim.rho == pytest.approx(
+        0.5
+    )
+    approximate = opendp_target(
+        dp.c.make_zCDP_to_approxDP(summed >> dp.m.then_gaussian(scale=2.0)), delta=1e-6
+    )
     assert isinstance(approximate.claim, ApproxDP) and approximate.claim.delta == 1e-6
     with pytest.raises(InvalidArgument, match="supports relation"):
         opendp_target(summed >> dp.m.then_laplace(scale=2.0), relation="linf")
-    unbounded = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()) >> dp.t.then_count()
+    unbounded = (
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+        dp.symmetric_distance(),
+    ) >> dp.t.then_count()
     with pytest.raises(InvalidArgument, match=r"no bounds\. Give bounds=\(L, U\)"):
         opendp_target(unbounded >> dp.m.then_laplace(scale=1.0))
 
@@ -54,17 +72,38 @@ def test_opendp_documented_forms_are_audited_on_their_own_conventions(dp):
     from dpfuzz.adapters.opendp import opendp_target
 
     sized = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)), size=10)
-    sized_sum = opendp_target(dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0))
-    assert sized_sum.claim.epsilon == pytest.approx(1.0) and "substitute is d_in = 2" in sized_sum.convention
-    assert (sized_sum.domain.min_size, sized_sum.domain.max_size, sized_sum.domain.relation.name) == (10, 10, "substitute")
+    sized_sum = opendp_target(
+        dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0)
+    )
+    assert (
+        sized_sum.claim.epsilon == pytest.approx(1.0)
+        and "substitute is d_in = 2" in sized_sum.convention
+    )
+    assert (
+        sized_sum.domain.min_size,
+        sized_sum.domain.max_size,
+        sized_sum.domain.relation.name,
+    ) == (10, 10, "substitute")
     with pytest.raises(InvalidArgument, match="holds exactly 10 records"):
-        opendp_target(dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0), relation="add_remove")
+        opendp_target(
+            dp.t.make_sum(sized, dp.symmetric_distance()) >> dp.m.then_laplace(scale=1.0),
+            relation="add_remove",
+        )
     space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance())
-    clamped = opendp_target(space >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=10.0),
-                            bounds=(0.0, 10.0), max_size=3)
-    assert clamped.claim.epsilon == pytest.approx(1.0) and (clamped.domain.low, clamped.domain.high) == (0.0, 10.0)
-    counted = opendp_target(dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
-                            >> dp.m.then_laplace(scale=1.0), domain=Domain(low=0, high=5, max_size=4, dtype="int"))
+    clamped = opendp_target(
+        space >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=10.0),
+        bounds=(0.0, 10.0),
+        max_size=3,
+    )
+    assert clamped.claim.epsilon == pytest.approx(1.0) and (
+        clamped.domain.low,
+        clamped.domain.high,
+    ) == (0.0, 10.0)
+    counted = opendp_target(
+        dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
+        >> dp.m.then_laplace(scale=1.0),
+        domain=Domain(low=0, high=5, max_size=4, dtype="int"),
+    )
     assert counted.claim.epsilon == pytest.approx(1.0)
     for target in (sized_sum, clamped, counted):
         report = target.audit(seed=0, budget="quick", max_draws=30_000)
@@ -77,9 +116,9 @@ def test_a_correct_opendp_release_is_not_flagged_through_both_paths(dp):
     summed = bounded_sum(dp)
     measurement = summed >> dp.m.then_laplace(scale=2.0)
     slow = opendp_target(measurement, max_size=3).audit(seed=0, budget="quick", max_draws=40_000)
-    fast = opendp_target(measurement, max_size=3, transformation=summed, noise=vector_laplace(dp, 2.0)).audit(
-        seed=0, budget="quick", max_draws=400_000
-    )
+    fast = opendp_target(
+        measurement, max_size=3, transformation=summed, noise=vector_laplace(dp, 2.0)
+    ).audit(seed=0, budget="quick", max_draws=400_000)
     assert not slow.violated and not fast.violated
     # the library charges twice the true cost here: the tight add/remove ε is 0.5, and the
     # fast path's certified bound approaches it without passing the claim
@@ -91,7 +130,12 @@ def test_a_fast_path_whose_noise_is_not_the_measurements_is_refuted(dp):
     from dpfuzz.adapters.opendp import opendp_target
 
     summed = bounded_sum(dp)
-    target = opendp_target(summed >> dp.m.then_laplace(scale=2.0), max_size=3, transformation=summed, noise=vector_laplace(dp, 0.5))
+    target = opendp_target(
+        summed >> dp.m.then_laplace(scale=2.0),
+        max_size=3,
+        transformation=summed,
+        noise=vector_laplace(dp, 0.5),
+    )
     report = target.audit(seed=0, budget="quick", max_draws=200_000)
     assert report.violated and report.epsilon_lower_bound > 1.0
     with pytest.raises(InvalidArgument, match="both transformation and noise"):
@@ -109,17 +153,33 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
     from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism, diffprivlib_tool
 
     mean = diffprivlib_tool(diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), max_size=4)
-    assert mean.claim == PureDP(1.0) and mean.domain.relation.name == "substitute" and "its own" in mean.convention
-    gaussian = diffprivlib_mechanism(diffprivlib.mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=2.0))
+    assert (
+        mean.claim == PureDP(1.0)
+        and mean.domain.relation.name == "substitute"
+        and "its own" in mean.convention
+    )
+    gaussian = diffprivlib_mechanism(
+        diffprivlib.mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=2.0)
+    )
     assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
     with pytest.raises(InvalidArgument, match="conventions"):
         diffprivlib_tool(diffprivlib.tools.histogramdd, epsilon=1.0, bounds=(0.0, 1.0))
     # tools.mean divides by the actual n: adding a record also halves the noise, and the
     # output 0.5 has density 1 under [0, 1] against e^{-1/2}/2 under [0] (loss ln 2 + 1/2 > 1;
     # the output is clamped to [0, 1], so its point masses cost exactly 1)
-    misused = diffprivlib_tool(diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4)
+    misused = diffprivlib_tool(
+        diffprivlib.tools.mean, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4
+    )
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
-    report = audit(misused.mechanism, misused.claim, misused.domain, finder=[pair], samples=20_000, verify_samples=30_000, seed=0)
+    report = audit(
+        misused.mechanism,
+        misused.claim,
+        misused.domain,
+        finder=[pair],
+        samples=20_000,
+        verify_samples=30_000,
+        seed=0,
+    )
     assert report.violated and "not its own" in misused.convention
 
 
@@ -140,9 +200,13 @@ def test_diffprivlib_sum_keeps_n_public_and_is_refuted_under_add_remove(diffpriv
     assert own.domain.relation.name == "substitute" and own.claim == PureDP(1.0)
     # the output is truncated to [n·lower, n·upper]: [1] can release sums in (1, 2], [1, 1] can,
     # and [1] cannot, which no finite ε allows
-    misused = diffprivlib_tool(diffprivlib.tools.sum, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4)
+    misused = diffprivlib_tool(
+        diffprivlib.tools.sum, epsilon=1.0, bounds=(0.0, 1.0), relation="add_remove", max_size=4
+    )
     pair = DatasetPair(np.array([1.0]), np.array([1.0, 1.0]))
-    report = audit(misused.mechanism, misused.claim, misused.domain, finder=[pair], budget="quick", seed=0)
+    report = audit(
+        misused.mechanism, misused.claim, misused.domain, finder=[pair], budget="quick", seed=0
+    )
     assert report.violated and report.epsilon_lower_bound > 2.0
 
 
@@ -151,13 +215,17 @@ def test_diffprivlib_integer_mechanisms_get_integer_answers(diffprivlib):
 
     target = diffprivlib_mechanism_release("GeometricTruncated", lower=-10, upper=10)
     outputs = target.mechanism(np.array([2.7]), 200, np.random.default_rng(0))
-    assert target.claim == PureDP(1.0) and np.all(outputs == np.round(outputs)) and abs(np.median(outputs) - 2) <= 1
+    assert (
+        target.claim == PureDP(1.0)
+        and np.all(outputs == np.round(outputs))
+        and abs(np.median(outputs) - 2) <= 1
+    )
     with pytest.raises(InvalidArgument, match="GaussianAnalytic"):
         diffprivlib_mechanism_release("GaussianAnalytc")
 
 
 def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch):
-    from dpfuzz.campaign import Target, load_config, run_audit, AuditSpec
+    from dpfuzz.campaign import AuditSpec, Target, load_config, run_audit
 
     (tmp_path / "missing_library.py").write_text(
         "from dpfuzz.adapters.standard import _library\n"
@@ -173,15 +241,33 @@ def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch
     assert summary["outcome"] == "skipped" and "pip install" in summary["error"] and report is None
     from dpfuzz.campaign_report import markdown
 
-    page = markdown({"run_id": 1, "started": "now", "config": {"budget": "quick"}}, [{**summary, "key": spec.key}])
+    page = markdown(
+        {"run_id": 1, "started": "now", "config": {"budget": "quick"}},
+        [{**summary, "key": spec.key}],
+    )
     assert "- skipped: absent: no_such_dp_library is not installed: pip install" in page
 
 
 def test_library_releases_resolve_from_the_command_line(dp, capsys):
     from dpfuzz.cli import main
 
-    assert main(["audit", "dpfuzz.adapters.standard:opendp_sum", "--param", "mechanism=\"gaussian\"", "--budget", "quick",
-                 "--max-draws", "100000", "--seed", "0"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "dpfuzz.adapters.standard:opendp_sum",
+                "--param",
+                'mechanism="gaussian"',
+                "--budget",
+                "quick",
+                "--max-draws",
+                "100000",
+                "--seed",
+                "0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "zCDP" in out and "OpenDP sum on [-1, 1] with gaussian noise (scale 2)" in out
 
@@ -200,8 +286,12 @@ def test_pydp_claims_and_units_are_read_from_the_library(pydp):
     summed = pydp_algorithm(BoundedSum, epsilon=0.5, delta=1e-6, bounds=(-1.0, 1.0))
     assert summed.claim == ApproxDP(0.5, 1e-6) and summed.domain.relation.name == "add_remove"
     # a substitution is a removal and an addition: group privacy of 2, (2ε, (1 + e^ε)δ)
-    substitute = pydp_algorithm(BoundedSum, epsilon=0.5, delta=1e-6, bounds=(-1.0, 1.0), relation="substitute")
-    assert substitute.claim.epsilon == 1.0 and substitute.claim.delta == pytest.approx(1e-6 * (1 + np.exp(0.5)))
+    substitute = pydp_algorithm(
+        BoundedSum, epsilon=0.5, delta=1e-6, bounds=(-1.0, 1.0), relation="substitute"
+    )
+    assert substitute.claim.epsilon == 1.0 and substitute.claim.delta == pytest.approx(
+        1e-6 * (1 + np.exp(0.5))
+    )
     assert "group of 2" in substitute.convention
     # a privacy unit of 2 records: neighbours are 2 records apart
     assert pydp_algorithm(BoundedSum, epsilon=1.0, linf_sensitivity=2).domain.distance == 2
@@ -222,7 +312,9 @@ def test_a_correct_pydp_release_is_not_flagged_and_a_misused_mechanism_is(pydp):
     from dpfuzz.adapters.pydp import pydp_algorithm
     from dpfuzz.adapters.standard import pydp_laplace
 
-    correct = pydp_algorithm(BoundedSum, epsilon=1.0, bounds=(-1.0, 1.0), max_size=3).audit(seed=0, budget="quick", beta=1e-3)
+    correct = pydp_algorithm(BoundedSum, epsilon=1.0, bounds=(-1.0, 1.0), max_size=3).audit(
+        seed=0, budget="quick", beta=1e-3
+    )
     assert not correct.violated and not correct.reproducible
     misused = pydp_laplace(query_sensitivity=2.0)
     assert "misuse" in misused.convention
@@ -260,19 +352,34 @@ def test_opacus_claim_comes_from_its_accountant_and_the_convention_is_enforced(o
     from dpfuzz.adapters.opacus import opacus_claim, opacus_dpsgd
 
     domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
-    target = opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, steps=3)
+    target = opacus_dpsgd(
+        small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, steps=3
+    )
     assert target.claim == opacus_claim(1.0, 1.0, 3) and target.claim.delta == 1e-5
     # one full-batch step is the Gaussian mechanism, 1-GDP: the PRV accountant is within 1% of its ε
     from dpfuzz import GaussianDP
 
-    assert opacus_claim(1.0, 1.0, 1).epsilon == pytest.approx(GaussianDP(1.0).epsilon_at(1e-5), rel=0.01)
+    assert opacus_claim(1.0, 1.0, 1).epsilon == pytest.approx(
+        GaussianDP(1.0).epsilon_at(1e-5), rel=0.01
+    )
     with pytest.raises(InvalidArgument, match="add_remove or substitute"):
-        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1,
-                     domain=Domain(low=-1.0, high=1.0, min_size=2, max_size=2, relation="linf"))
+        opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=0.1,
+            domain=Domain(low=-1.0, high=1.0, min_size=2, max_size=2, relation="linf"),
+        )
     with pytest.raises(InvalidArgument, match="dim="):
-        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=Domain(low=-1.0, high=1.0, max_size=4))
+        opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=0.1,
+            domain=Domain(low=-1.0, high=1.0, max_size=4),
+        )
     with pytest.raises(InvalidArgument, match="release"):
-        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, release="weights")
+        opacus_dpsgd(
+            small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, release="weights"
+        )
 
 
 def test_opacus_fast_path_draws_what_a_training_run_draws(opacus):
@@ -302,7 +409,11 @@ def test_opacus_step_is_not_flagged_and_half_its_noise_is_refuted(opacus):
     assert not opacus_step().audit(seed=0, budget="quick").violated
     misused = opacus_step(optimizer_noise_multiplier=0.5)
     report = misused.audit(seed=0, budget="quick")
-    assert "misuse" in misused.convention and report.violated and report.epsilon_lower_bound > misused.claim.epsilon
+    assert (
+        "misuse" in misused.convention
+        and report.violated
+        and report.epsilon_lower_bound > misused.claim.epsilon
+    )
 
 
 @pytest.mark.slow  # training runs one by one (≈ 500 per second)
@@ -311,8 +422,15 @@ def test_opacus_noiseless_last_step_is_refuted_white_box(opacus):
     from dpfuzz.adapters.opacus import opacus_dpsgd
 
     domain = Domain(low=-1.0, high=1.0, dim=2, max_size=2)
-    target = opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, steps=2,
-                          release="gradients", noiseless_last_step=True)
+    target = opacus_dpsgd(
+        small_model(),
+        noise_multiplier=1.0,
+        max_grad_norm=0.1,
+        domain=domain,
+        steps=2,
+        release="gradients",
+        noiseless_last_step=True,
+    )
     report = target.audit(seed=0, budget="quick", max_draws=30_000)
     assert report.violated and report.reproducible
 
@@ -339,19 +457,24 @@ def test_pipelinedp_claims_come_from_its_accountant_and_outputs_are_keyed(pipeli
 
     public = pipelinedp_aggregate(("COUNT", "SUM"), keys=2)
     assert public.claim == PureDP(1.0) and "privacy ID" in public.convention
-    assert pipelinedp_aggregate(("MEAN",), noise="gaussian", delta=1e-3, accountant="pld").claim == ApproxDP(1.0, 1e-3)
+    assert pipelinedp_aggregate(
+        ("MEAN",), noise="gaussian", delta=1e-3, accountant="pld"
+    ).claim == ApproxDP(1.0, 1e-3)
     outputs = public.mechanism(np.array([[0.0, 0.5], [1.0, 3.0]]), 8, np.random.default_rng(0))
     columns = public.mechanism.describe_output.columns
     assert outputs.shape == (8, len(columns)) and "key (1, 'sum') value" in columns
     assert np.all(outputs[:, 0] == 1)  # public partitions: every key released
     selection = pipelinedp_select_partitions(delta=1e-3, keys=2)
     chosen = selection.mechanism(np.array([[0.0, 0.0]] * 40), 4, np.random.default_rng(0))
-    assert np.all(chosen[:, 0] == 1) and np.all(chosen[:, 2] == 0)  # 40 IDs in key 0 pass the threshold, key 1 has none
+    # 40 IDs in key 0 pass the threshold, key 1 has none
+    assert np.all(chosen[:, 0] == 1) and np.all(chosen[:, 2] == 0)
     with pytest.raises(InvalidArgument, match="PERCENTILE"):
         pipelinedp_aggregate(("MEDIAN",))
 
 
-def test_pipelinedp_public_partitions_read_from_the_data_are_refuted_and_given_ones_are_not(pipeline_dp):
+def test_pipelinedp_public_partitions_read_from_the_data_are_refuted_and_given_ones_are_not(
+    pipeline_dp,
+):
     from dpfuzz.adapters.pipelinedp import pipelinedp_aggregate
 
     misuse = pipelinedp_aggregate(("COUNT",), public_partitions="from data")
@@ -376,12 +499,17 @@ def test_pydp_partition_selection_holds_and_counting_rows_is_refuted(pydp):
     assert correct.claim == ApproxDP(1.0, 1e-3)
     assert not correct.audit(seed=0, budget="quick", finder="grid").violated
     misuse = pydp_partition_selection("truncated_geometric", epsilon=1.0, delta=1e-3, rows=2)
-    assert misuse.audit(seed=0, budget="quick", finder="grid").violated and "misuse" in misuse.convention
+    assert (
+        misuse.audit(seed=0, budget="quick", finder="grid").violated
+        and "misuse" in misuse.convention
+    )
     with pytest.raises(InvalidArgument, match="strategy"):
         pydp_partition_selection("thresholded")
 
 
-def test_diffprivlib_models_release_their_parameters_under_the_convention_of_their_source(diffprivlib):
+def test_diffprivlib_models_release_their_parameters_under_the_convention_of_their_source(
+    diffprivlib,
+):
     from dpfuzz import DatasetPair
     from dpfuzz.adapters.diffprivlib import diffprivlib_model
 
@@ -391,9 +519,18 @@ def test_diffprivlib_models_release_their_parameters_under_the_convention_of_the
     assert outputs.shape == (3, 6) and "mean_[0]" in scaler.mechanism.describe_output.columns
     bayes = diffprivlib_model("GaussianNB", relation="add_remove")
     assert "not its own substitute" in bayes.convention
-    # its class counts are made to sum to the actual n: adding a record moves class_prior_ from exactly ½
+    # its class counts are made to sum to the actual n: adding a record moves class_prior_ from
+    # exactly ½
     pair = DatasetPair(np.zeros((0, 3)), np.zeros((1, 3)))
-    assert audit(bayes.mechanism, bayes.claim, bayes.domain, finder=[pair], samples=600, verify_samples=600, seed=0).violated
+    assert audit(
+        bayes.mechanism,
+        bayes.claim,
+        bayes.domain,
+        finder=[pair],
+        samples=600,
+        verify_samples=600,
+        seed=0,
+    ).violated
     with pytest.raises(InvalidArgument, match="LogisticRegression"):
         diffprivlib_model("LogisticRegresion")
 
@@ -407,18 +544,45 @@ def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_a
 
     added = DatasetPair(np.zeros((0, 3)), np.array([[0.5, 0.5, 0.0]]))
     forest = diffprivlib_model("RandomForestClassifier")
-    assert forest.domain.relation.name == "add_remove" and forest.mechanism(added.d1, 2, np.random.default_rng(0)).shape == (2, 36)
-    report = audit(forest.mechanism, forest.claim, forest.domain, finder=[added], samples=3000, verify_samples=3000, seed=0)
+    assert forest.domain.relation.name == "add_remove" and forest.mechanism(
+        added.d1, 2, np.random.default_rng(0)
+    ).shape == (2, 36)
+    report = audit(
+        forest.mechanism,
+        forest.claim,
+        forest.domain,
+        finder=[added],
+        samples=3000,
+        verify_samples=3000,
+        seed=0,
+    )
     assert report.violated and 1.0 < report.epsilon_lower_bound < 1.98
-    # one tree holds every record: its leaf counts move by one, as PermuteAndFlip(monotonic=True) needs
+    # one tree holds every record: its leaf counts move by one, as PermuteAndFlip(monotonic=True)
+    # needs
     tree = diffprivlib_model("DecisionTreeClassifier")
-    assert not audit(tree.mechanism, tree.claim, tree.domain, finder=[added], samples=3000, verify_samples=3000, seed=0).violated
-    # a label changed in place moves two counts of one leaf: ln(2e − 1) = 1.49 > 1 under substitution, ≤ 2 (its group claim)
+    assert not audit(
+        tree.mechanism,
+        tree.claim,
+        tree.domain,
+        finder=[added],
+        samples=3000,
+        verify_samples=3000,
+        seed=0,
+    ).violated
+    # a label changed in place moves two counts of one leaf: ln(2e − 1) = 1.49 > 1 under
+    # substitution, ≤ 2 (its group claim)
     relabelled = DatasetPair(np.array([[0.5, 0.5, 1.0]]), np.array([[0.5, 0.5, 0.0]]))
     substitute = diffprivlib_model("RandomForestClassifier", relation="substitute")
     assert substitute.claim == PureDP(2.0)
-    assert audit(substitute.mechanism, PureDP(1.0), substitute.domain, finder=[relabelled], samples=3000, verify_samples=3000,
-                 seed=0).violated
+    assert audit(
+        substitute.mechanism,
+        PureDP(1.0),
+        substitute.domain,
+        finder=[relabelled],
+        samples=3000,
+        verify_samples=3000,
+        seed=0,
+    ).violated
 
 
 def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
@@ -439,10 +603,26 @@ def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
     # the unit promises one row per individual; each holds 3: a count moves by 3 at scale 1
     pair = DatasetPair(np.array([[0.0, 0.5]]), np.array([[0.0, 0.5], [1.0, 0.5]]))
     misuse = opendp_polars_query(statistic_query("len"), rows=3, contributions=1)
-    assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], samples=3000, verify_samples=3000, seed=0).violated
+    assert audit(
+        misuse.mechanism,
+        misuse.claim,
+        misuse.domain,
+        finder=[pair],
+        samples=3000,
+        verify_samples=3000,
+        seed=0,
+    ).violated
     honest = opendp_polars_query(statistic_query("len"), rows=3)
     assert "at most 3 row(s)" in honest.convention
-    report = audit(honest.mechanism, honest.claim, honest.domain, finder=[pair], samples=3000, verify_samples=3000, seed=0)
+    report = audit(
+        honest.mechanism,
+        honest.claim,
+        honest.domain,
+        finder=[pair],
+        samples=3000,
+        verify_samples=3000,
+        seed=0,
+    )
     assert report.verdict is not Verdict.VIOLATED
     with pytest.raises(InvalidArgument, match="Did you mean 'median'"):
         statistic_query("medain")
@@ -458,15 +638,33 @@ def snsql():
 def test_smartnoise_claim_is_the_readers_cost_and_rows_are_keyed(snsql):
     from dpfuzz.adapters.smartnoise import smartnoise_query
 
-    grouped = smartnoise_query("SELECT key, COUNT(*) AS n FROM T.T GROUP BY key", censor_dims=False, keys=2)
-    reader = snsql.from_df(__import__("pandas").DataFrame({"user_id": [0], "key": [0], "value": [0.0]}),
-                           privacy=snsql.Privacy(epsilon=1.0, delta=1e-3),
-                           metadata={"C": {"T": {"T": {"censor_dims": False, "user_id": {"type": "int", "private_id": True},
-                                                       "key": {"type": "int"}, "value": {"type": "float", "lower": 0.0, "upper": 1.0}}}}})
+    grouped = smartnoise_query(
+        "SELECT key, COUNT(*) AS n FROM T.T GROUP BY key", censor_dims=False, keys=2
+    )
+    reader = snsql.from_df(
+        __import__("pandas").DataFrame({"user_id": [0], "key": [0], "value": [0.0]}),
+        privacy=snsql.Privacy(epsilon=1.0, delta=1e-3),
+        metadata={
+            "C": {
+                "T": {
+                    "T": {
+                        "censor_dims": False,
+                        "user_id": {"type": "int", "private_id": True},
+                        "key": {"type": "int"},
+                        "value": {"type": "float", "lower": 0.0, "upper": 1.0},
+                    }
+                }
+            }
+        },
+    )
     query = "SELECT key, COUNT(*) AS n FROM T.T GROUP BY key"
     assert grouped.claim == ApproxDP(*map(float, reader.get_privacy_cost([query])))
     outputs = grouped.mechanism(np.array([[0.0, 0.5], [0.0, 0.5]]), 50, np.random.default_rng(0))
-    assert outputs.shape == (50, 2 * 2 + 2) and np.all(outputs[:, 0] == 1) and np.all(outputs[:, 2] == 0)
+    assert (
+        outputs.shape == (50, 2 * 2 + 2)
+        and np.all(outputs[:, 0] == 1)
+        and np.all(outputs[:, 2] == 0)
+    )
     with pytest.raises(InvalidArgument, match="censor_dims"):
         smartnoise_query(censor_dim=False)
 
@@ -490,13 +688,25 @@ def test_the_smartnoise_and_jaxprivacy_example_in_the_guide_runs(snsql, monkeypa
 
     def quick(target, **options):
         options.pop("max_seconds", None)
-        return audit(target.mechanism, target.claim, target.domain, **{**options, "budget": "quick", "max_draws": 5_000})
+        return audit(
+            target.mechanism,
+            target.claim,
+            target.domain,
+            **{**options, "budget": "quick", "max_draws": 5_000},
+        )
 
     monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
     text = (Path(__file__).resolve().parent.parent / "docs/guide/libraries.md").read_text()
-    blocks = [block for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M) if "dpfuzz.adapters.smartnoise" in block]
+    blocks = [
+        block
+        for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+        if "dpfuzz.adapters.smartnoise" in block
+    ]
     assert len(blocks) == 1
-    exec(compile(blocks[0], "docs/guide/libraries.md (SmartNoise, jax-privacy)", "exec"), {"__name__": "__docs__"})
+    exec(
+        compile(blocks[0], "docs/guide/libraries.md (SmartNoise, jax-privacy)", "exec"),
+        {"__name__": "__docs__"},
+    )
 
 
 @pytest.fixture
@@ -504,18 +714,25 @@ def jax_privacy():
     return pytest.importorskip("jax_privacy")  # its own environment: jax-privacy needs jax 0.10
 
 
-def test_jaxprivacy_claim_comes_from_its_accountant_and_noise_is_its_sensitivity_times_sigma(jax_privacy):
+def test_jaxprivacy_claim_comes_from_its_accountant_and_noise_is_its_sensitivity_times_sigma(
+    jax_privacy,
+):
     from jax_privacy.accounting import accountants, analysis
 
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step
 
     target = jaxprivacy_dpsgd_step(2.0, l2_clip_norm=0.5, delta=1e-3)
     params = analysis.DpParams(noise_multipliers=2.0, num_samples=4, batch_size=4, delta=1e-3)
-    expected = analysis.DpsgdTrainingAccountant(accountants.PldAccountantConfig()).compute_epsilon(1, params)
+    expected = analysis.DpsgdTrainingAccountant(accountants.PldAccountantConfig()).compute_epsilon(
+        1, params
+    )
     assert target.claim == ApproxDP(expected, 1e-3) and target.domain.relation.name == "add_remove"
-    # one example (1, 1) at w = 0: gradient −x/2, norm 0.707, clipped to 0.5; noise σ·C = 1 per coordinate
+    # one example (1, 1) at w = 0: gradient −x/2, norm 0.707, clipped to 0.5; noise σ·C = 1 per
+    # coordinate
     outputs = target.mechanism(np.array([[1.0, 1.0]]), 20_000, np.random.default_rng(0))
-    assert np.allclose(outputs.mean(axis=0), -0.5 / np.sqrt(2), atol=0.03) and np.allclose(outputs.std(axis=0), 1.0, atol=0.03)
+    assert np.allclose(outputs.mean(axis=0), -0.5 / np.sqrt(2), atol=0.03) and np.allclose(
+        outputs.std(axis=0), 1.0, atol=0.03
+    )
 
 
 def test_jaxprivacy_step_holds_and_half_its_noise_is_refuted(jax_privacy):
@@ -530,12 +747,17 @@ def test_jaxprivacy_poisson_steps_sample_each_example_and_a_wrong_sampling_is_re
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step
 
     sampled = jaxprivacy_dpsgd_step(1.0, l2_clip_norm=0.5, delta=1e-3, sampling_rate=0.25, steps=3)
-    assert sampled.claim.epsilon < jaxprivacy_dpsgd_step(1.0, delta=1e-3, steps=3).claim.epsilon  # amplified
-    # each step: the clipped gradient (−0.354 per coordinate) with probability 1/4, plus noise of σ·C = 0.5
+    # amplified
+    assert sampled.claim.epsilon < jaxprivacy_dpsgd_step(1.0, delta=1e-3, steps=3).claim.epsilon
+    # each step: the clipped gradient (−0.354 per coordinate) with probability 1/4, plus noise of
+    # σ·C = 0.5
     outputs = sampled.mechanism(np.array([[1.0, 1.0]]), 40_000, np.random.default_rng(0))
-    assert outputs.shape == (40_000, 6) and np.allclose(outputs.mean(axis=0), -0.25 * 0.5 / np.sqrt(2), atol=0.01)
+    assert outputs.shape == (40_000, 6) and np.allclose(
+        outputs.mean(axis=0), -0.25 * 0.5 / np.sqrt(2), atol=0.01
+    )
     assert np.allclose(outputs.var(axis=0), 0.25 + 0.25 * 0.75 * 0.125, atol=0.01)
-    # the accountant told rate 1/4 while every example is in the batch: one step's true ε at 10⁻³ is 3.1 > 1.47
+    # the accountant told rate 1/4 while every example is in the batch: one step's true ε at 10⁻³ is
+    # 3.1 > 1.47
     misuse = jaxprivacy_dpsgd_step(1.0, delta=1e-3, sampling_rate=0.25, sample=False)
     pair = DatasetPair(np.zeros((0, 2)), np.array([[1.0, 1.0]]))
     assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], seed=0).violated
@@ -543,7 +765,8 @@ def test_jaxprivacy_poisson_steps_sample_each_example_and_a_wrong_sampling_is_re
 
 @pytest.fixture
 def tmlt():
-    return pytest.importorskip("tmlt.analytics")  # its own environment: numpy 1.26, pandas 1.5, PySpark 3.5
+    # its own environment: numpy 1.26, pandas 1.5, PySpark 3.5
+    return pytest.importorskip("tmlt.analytics")
 
 
 def test_tumult_claim_is_the_query_budget_and_each_copy_is_one_draw(tmlt):
@@ -553,13 +776,33 @@ def test_tumult_claim_is_the_query_budget_and_each_copy_is_one_draw(tmlt):
     count = tumult_query("count", copies=2000)
     assert count.claim == PureDP(1.0) and "AddOneRow" in count.convention
     assert tumult_query("count", rho=0.5).claim == ZeroConcentratedDP(0.5)
-    # two rows and Tumult's two-sided geometric noise at ε = 1: mean 2, variance 2e⁻¹/(1 − e⁻¹)² = 1.84
+    # two rows and Tumult's two-sided geometric noise at ε = 1: mean 2, variance 2e⁻¹/(1 − e⁻¹)² =
+    # 1.84
     outputs = count.mechanism(np.array([[0.0, 0.5], [1.0, 0.5]]), 2000, np.random.default_rng(0))
-    assert outputs.shape == (2000, 1) and abs(outputs.mean() - 2) < 0.15 and abs(outputs.var() - 1.84) < 0.3
+    assert (
+        outputs.shape == (2000, 1)
+        and abs(outputs.mean() - 2) < 0.15
+        and abs(outputs.var() - 1.84) < 0.3
+    )
     # AddOneRow protects one row; an individual of 3 rows moves the count by 3
     pair = DatasetPair(np.array([[0.0, 0.5]]), np.array([[0.0, 0.5], [1.0, 0.5]]))
     misuse = tumult_query("count", rows=3, copies=2000)
-    assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], samples=2000, verify_samples=2000, seed=0).violated
+    assert audit(
+        misuse.mechanism,
+        misuse.claim,
+        misuse.domain,
+        finder=[pair],
+        samples=2000,
+        verify_samples=2000,
+        seed=0,
+    ).violated
     honest = tumult_query("count", rows=3, protected_change="add_max_rows", copies=2000)
-    assert not audit(honest.mechanism, honest.claim, honest.domain, finder=[pair], samples=2000, verify_samples=2000,
-                     seed=0).violated
+    assert not audit(
+        honest.mechanism,
+        honest.claim,
+        honest.domain,
+        finder=[pair],
+        samples=2000,
+        verify_samples=2000,
+        seed=0,
+    ).violated

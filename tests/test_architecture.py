@@ -1,6 +1,6 @@
-"""The house rules of docs/explanation/architecture.md, checked on the source: no import circle, no private
-name imported across modules, the engine never probes a tester, code comments carry no history,
-front doors stay short, and tests pass policies rather than patching constants."""
+"""The house rules of docs/explanation/architecture.md, checked on the source: no import circle, no
+private name imported across modules, the engine never probes a tester, code comments carry no
+history, front doors stay short, and tests pass policies rather than patching constants."""
 
 from __future__ import annotations
 
@@ -29,7 +29,11 @@ def not_run(tree: ast.Module) -> set[int]:
     blocks, and module `__getattr__`s that warn (aliases kept for a deprecation)."""
     lines = set()
     for node in tree.body:
-        warns = isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and "warn" in ast.unparse(node)
+        warns = (
+            isinstance(node, ast.FunctionDef)
+            and node.name == "__getattr__"
+            and "warn" in ast.unparse(node)
+        )
         if warns or (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
             lines.update(range(node.lineno, node.end_lineno + 1))
     return lines
@@ -51,9 +55,14 @@ def imports(known: dict[str, Path]) -> dict[str, set[str]]:
             if getattr(node, "lineno", None) in skipped:
                 continue
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpfuzz"):
-                targets.update(resolve(f"{node.module}.{alias.name}") or resolve(node.module) for alias in node.names)
+                targets.update(
+                    resolve(f"{node.module}.{alias.name}") or resolve(node.module)
+                    for alias in node.names
+                )
             elif isinstance(node, ast.Import):
-                targets.update(resolve(alias.name) for alias in node.names if alias.name.startswith("dpfuzz"))
+                targets.update(
+                    resolve(alias.name) for alias in node.names if alias.name.startswith("dpfuzz")
+                )
         graph[module] = {target for target in targets if target and target != module}
     return graph
 
@@ -66,7 +75,7 @@ def test_no_import_circle():
         state[module] = 1
         for target in sorted(graph[module]):
             if state.get(target) == 1:
-                pytest.fail("import circle: " + " -> ".join([*path[path.index(target):], target]))
+                pytest.fail("import circle: " + " -> ".join([*path[path.index(target) :], target]))
             if target not in state:
                 visit(target, [*path, target])
         state[module] = 2
@@ -78,12 +87,45 @@ def test_no_import_circle():
 
 # The floors of docs/explanation/architecture.md: a module imports from its own floor or lower ones.
 FLOORS = {
-    1: ["errors", "validation", "memory", "files", "claims", "datasets", "relations", "strategies", "domain", "mechanism", "outputs", "divergences"],
-    2: ["testers", "finders", "profiles", "output_histograms", "settings", "engine.stops", "engine.schedule", "engine.policy", "engine.verdict"],
+    1: [
+        "errors",
+        "validation",
+        "memory",
+        "files",
+        "claims",
+        "datasets",
+        "relations",
+        "strategies",
+        "domain",
+        "mechanism",
+        "outputs",
+        "divergences",
+    ],
+    2: [
+        "testers",
+        "finders",
+        "profiles",
+        "output_histograms",
+        "settings",
+        "engine.stops",
+        "engine.schedule",
+        "engine.policy",
+        "engine.verdict",
+    ],
     3: ["report", "estimate_report"],
     4: ["engine"],
     5: ["auditing", "estimation", "one_run", "assertions"],
-    6: ["adapters", "targets", "campaign", "campaign_report", "store", "cli", "pytest_plugin", "schedule", ""],
+    6: [
+        "adapters",
+        "targets",
+        "campaign",
+        "campaign_report",
+        "store",
+        "cli",
+        "pytest_plugin",
+        "schedule",
+        "",
+    ],
 }
 
 
@@ -91,7 +133,12 @@ def floor(module: str) -> int:
     """The floor of the longest prefix of `module` that FLOORS names."""
     name = module.removeprefix("dpfuzz").removeprefix(".")
     best = max(
-        (prefix for prefixes in FLOORS.values() for prefix in prefixes if name == prefix or name.startswith(prefix + ".") or prefix == ""),
+        (
+            prefix
+            for prefixes in FLOORS.values()
+            for prefix in prefixes
+            if name == prefix or name.startswith(prefix + ".") or prefix == ""
+        ),
         key=len,
     )
     return next(level for level, prefixes in FLOORS.items() if best in prefixes)
@@ -99,7 +146,12 @@ def floor(module: str) -> int:
 
 def test_imports_go_down_the_floors_never_up():
     graph = imports(modules())
-    upward = [f"{module} -> {target}" for module, targets in graph.items() for target in targets if floor(target) > floor(module)]
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if floor(target) > floor(module)
+    ]
     assert not upward, "imports from a higher floor:\n" + "\n".join(sorted(upward))
 
 
@@ -111,25 +163,34 @@ def test_no_private_name_is_imported_from_another_module(folder):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpfuzz"):
                 private = [alias.name for alias in node.names if alias.name.startswith("_")]
                 if private:
-                    offenders.append(f"{path.relative_to(ROOT)}: from {node.module} import {', '.join(private)}")
+                    offenders.append(
+                        f"{path.relative_to(ROOT)}: from {node.module} import {', '.join(private)}"
+                    )
     assert not offenders, "\n".join(offenders)
 
 
 def test_no_benchmark_script_imports_another():
-    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - {"results_table", "cases"}
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - {
+        "results_table",
+        "cases",
+    }
     offenders = [
         f"{path.name} imports {node.module}"
         for path in (ROOT / "benchmarks").glob("*.py")
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.ImportFrom) and node.module in scripts
     ]
-    assert not offenders, "shared helpers go in benchmarks/cases.py or results_table.py:\n" + "\n".join(offenders)
+    assert not offenders, (
+        "shared helpers go in benchmarks/cases.py or results_table.py:\n" + "\n".join(offenders)
+    )
 
 
 def test_the_engine_never_probes_a_tester():
     for path in (PACKAGE / "engine").glob("*.py"):
         source = path.read_text()
-        assert not re.search(r"\b(hasattr|getattr)\(\s*\w*tester", source), f"{path.name} probes a tester"
+        assert not re.search(r"\b(hasattr|getattr)\(\s*\w*tester", source), (
+            f"{path.name} probes a tester"
+        )
 
 
 def test_code_comments_carry_no_dates_and_no_before_after_figures():
@@ -147,23 +208,31 @@ def test_front_doors_are_short_and_engine_functions_fit_a_screen():
     for path in (PACKAGE / "engine").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                assert node.end_lineno - node.lineno < 60, f"{path.name}: {node.name} has {node.end_lineno - node.lineno + 1} lines"
+                assert node.end_lineno - node.lineno < 60, (
+                    f"{path.name}: {node.name} has {node.end_lineno - node.lineno + 1} lines"
+                )
 
 
 def test_tests_pass_policies_rather_than_patching_module_constants():
     pattern = re.compile(r"monkeypatch\.setattr\(\s*[\w.]+\s*,\s*[\"'][A-Z][A-Z0-9_]*[\"']")
-    offenders = [path.name for path in (ROOT / "tests").glob("*.py") if pattern.search(path.read_text())]
+    offenders = [
+        path.name for path in (ROOT / "tests").glob("*.py") if pattern.search(path.read_text())
+    ]
     assert not offenders, offenders
 
 
 def test_every_policy_number_says_what_it_trades_and_cites_its_record():
     from dpfuzz.engine.policy import AuditPolicy, EstimationPolicy, policy_fields
 
-    records = {path.name[:4] for path in (ROOT / "docs" / "decisions").glob("[0-9][0-9][0-9][0-9]-*.md")}
+    records = {
+        path.name[:4] for path in (ROOT / "docs" / "decisions").glob("[0-9][0-9][0-9][0-9]-*.md")
+    }
     for policy in (AuditPolicy, EstimationPolicy):
         defaults = policy()
         for name, text in policy_fields(policy).items():
             assert text, f"{policy.__name__}.{name} has no description"
             if isinstance(getattr(defaults, name), (int, float)):
                 cited = re.findall(r"\((\d{4})\)", text)
-                assert cited and set(cited) <= records, f"{policy.__name__}.{name} cites no existing record: {cited}"
+                assert cited and set(cited) <= records, (
+                    f"{policy.__name__}.{name} cites no existing record: {cited}"
+                )

@@ -54,8 +54,12 @@ def test_the_documented_example_runs():
     assert not report.violated
     data = json.loads(report.to_json())
     # δ = 1e-6 needs ~27 million outputs per side to test (docs/decisions/0020)
-    assert data["verdict"] == "inconclusive" and "δ = 1e-06 is too small to test" in data["inconclusive"]
-    # 1-D outputs: the racing fills its spare draws with more than the 20 pairs (docs/decisions/0017)
+    assert (
+        data["verdict"] == "inconclusive"
+        and "δ = 1e-06 is too small to test" in data["inconclusive"]
+    )
+    # 1-D outputs: the racing fills its spare draws with more than the 20 pairs
+    # (docs/decisions/0017)
     assert len([h for h in data["history"] if h["round"] == 0]) == data["trials"] > 20
     assert data["samples"] == 100_000 and data["verify_samples"] == 500_000 and data["seed"] == 0
     assert {"numpy", "scipy", "scikit-learn", "python"} <= set(data["versions"])
@@ -73,13 +77,19 @@ def test_reports_name_output_patterns_in_the_mechanisms_words():
     # a tester the user built is theirs: left as it is, it shows the rows
     tester = HockeyStickTester()
     report = audit(item(), item.claim(), item.domain(), tester=tester, **settings)
-    assert tester.describe_output is None and "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0]" in report.verification.event
+    assert (
+        tester.describe_output is None
+        and "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0]" in report.verification.event
+    )
     # words are cosmetic: a describer that raises costs the audit nothing but the words
     mechanism = item()
     mechanism.describe_output = lambda pattern: 1 / 0
     report = audit(mechanism, item.claim(), item.domain(), **settings)
     assert report.violated
-    assert "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0] (describe_output raised ZeroDivisionError: division by zero)" in report.verification.event
+    assert (
+        "[1, 1, 1, 1, 1, 0, 0, 0, 0, 0] (describe_output raised ZeroDivisionError: division by"
+        " zero)" in report.verification.event
+    )
 
 
 @pytest.mark.parametrize("name", BUGS)
@@ -91,7 +101,11 @@ def test_bugs_are_refuted_on_their_witness_pairs(name):
     for seed in range(5):
         rng = np.random.default_rng(seed)
         result = HockeyStickTester().test(
-            mechanism(witness.d0, 500_000, rng), mechanism(witness.d1, 500_000, rng), claim, 0.05, rng
+            mechanism(witness.d0, 500_000, rng),
+            mechanism(witness.d1, 500_000, rng),
+            claim,
+            0.05,
+            rng,
         )
         assert result.violated and result.epsilon_lower_bound > claim.epsilon
 
@@ -115,7 +129,9 @@ def test_random_search_without_patterns_finds_the_scale_bug():
 
 def test_grid_finder_and_vector_outputs():
     item = entry("NoisyHistogramWrongScale")  # claims 0.1-DP, truly 10-DP; outputs 5 noisy counts
-    report = audit(item(), item.claim(), item.domain(), finder="grid", trials=4, samples=20_000, seed=0)
+    report = audit(
+        item(), item.claim(), item.domain(), finder="grid", trials=4, samples=20_000, seed=0
+    )
     assert report.violated and report.epsilon_lower_bound > 1.0
     assert "score" in report.verification.event or report.verification.event.startswith("output[")
 
@@ -127,7 +143,10 @@ def test_renyi_claims_are_refuted_through_a_binary_event():
 
     report = audit(gaussian_sum, RenyiDP(alpha=2.0, epsilon=0.1), Domain(), trials=5, seed=0)
     assert report.violated and 0.1 < report.bound <= 1.0
-    assert audit(gaussian_sum, RenyiDP(alpha=2.0, epsilon=1.0), Domain(), trials=5, seed=0).violated is False
+    assert (
+        audit(gaussian_sum, RenyiDP(alpha=2.0, epsilon=1.0), Domain(), trials=5, seed=0).violated
+        is False
+    )
 
 
 @pytest.mark.slow
@@ -136,14 +155,20 @@ def test_correct_mechanisms_are_rarely_flagged(name):
     # The audit's false-alarm probability is at most beta = 0.05 by construction (one held-out
     # Clopper–Pearson test); the issue's criterion is at most 5 of 100 seeded audits.
     item = entry(name)
-    flagged = sum(audit(item(), item.claim(), item.domain(), seed=seed).violated for seed in range(100))
+    flagged = sum(
+        audit(item(), item.claim(), item.domain(), seed=seed).violated for seed in range(100)
+    )
     print(f"{name}: flagged in {flagged}/100 audits at beta = 0.05")
     assert flagged <= 5
 
 
 def _without_timings(value):
     if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if "seconds" not in k and k != "draw_rate"}
+        return {
+            k: _without_timings(v)
+            for k, v in value.items()
+            if "seconds" not in k and k != "draw_rate"
+        }
     if isinstance(value, list):
         return [_without_timings(v) for v in value]
     return value
@@ -151,7 +176,10 @@ def _without_timings(value):
 
 def test_same_seed_gives_the_same_report():
     item = entry("NonDPLaplaceMean2")
-    reports = [audit(item(), item.claim(), item.domain(), trials=3, samples=5_000, seed=42) for _ in range(2)]
+    reports = [
+        audit(item(), item.claim(), item.domain(), trials=3, samples=5_000, seed=42)
+        for _ in range(2)
+    ]
     assert _without_timings(reports[0].to_dict()) == _without_timings(reports[1].to_dict())
     other = audit(item(), item.claim(), item.domain(), trials=3, samples=5_000, seed=43)
     assert _without_timings(other.to_dict()) != _without_timings(reports[0].to_dict())
@@ -189,7 +217,13 @@ def test_bad_arguments_are_reported_before_sampling(kwargs, message):
 
 
 def test_bad_claim_and_domain_types():
-    with pytest.raises(InvalidArgument, match=r"claim must be a dpfuzz claim \(PureDP, .*\), got 1.0. For ε = 1, pass PureDP\(epsilon=1\)"):
+    with pytest.raises(
+        InvalidArgument,
+        match=(
+            r"claim must be a dpfuzz claim \(PureDP, .*\), got 1.0. For ε = 1, pass"
+            r" PureDP\(epsilon=1\)"
+        ),
+    ):
         audit(noisy_sum, 1.0, Domain())  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument, match="domain must be a dpfuzz.Domain, got dict"):
         audit(noisy_sum, PureDP(1.0), {"low": 0})  # type: ignore[arg-type]
@@ -200,7 +234,10 @@ def test_mechanism_failures_name_the_dataset():
     def mean(dataset, num_samples, rng):
         return dataset.mean() + rng.laplace(size=num_samples)  # NaN on the empty dataset
 
-    with pytest.raises(MechanismError, match=r"'.*mean' on dataset \[\] with num_samples=\d+ returned \d+ non-finite"):
+    with pytest.raises(
+        MechanismError,
+        match=r"'.*mean' on dataset \[\] with num_samples=\d+ returned \d+ non-finite",
+    ):
         audit(mean, PureDP(1.0), Domain(min_size=0, max_size=3), trials=4, samples=1_000, seed=0)
 
 
@@ -230,12 +267,23 @@ def test_a_finder_proposing_non_neighbours_is_stopped():
 # -- issue 12: the certificate comes from the method the search used ------------------------------
 def test_an_audit_with_the_uniform_histogram_bound_certifies_with_it():
     histogram = entry("RandomizedResponseWrongEps")
-    report = audit(histogram(), histogram.claim(), histogram.domain(), tester=HistogramTester(bound="uniform"), seed=0)
-    assert "uniform" in report.verification.event and all("uniform" in r.forward.event for r in report.history)
-    assert report.violated and report.verification.divergence == report.history[0].forward.divergence
+    report = audit(
+        histogram(),
+        histogram.claim(),
+        histogram.domain(),
+        tester=HistogramTester(bound="uniform"),
+        seed=0,
+    )
+    assert "uniform" in report.verification.event and all(
+        "uniform" in r.forward.event for r in report.history
+    )
+    assert (
+        report.violated and report.verification.divergence == report.history[0].forward.divergence
+    )
 
 
-# -- issue 14: adaptive audits -----------------------------------------------------------------------
+# -- issue 14: adaptive audits
+# -----------------------------------------------------------------------
 def test_adaptive_audits_of_blatant_bugs_stop_early_and_fixed_audits_draw_everything():
     item = entry("NonDPLaplaceMean1")
     adaptive = audit(item(), item.claim(), item.domain(), seed=0)
@@ -253,24 +301,43 @@ def test_racing_fills_the_spare_search_draws_with_more_pairs_within_the_nominal_
     from dpfuzz.engine import AuditPolicy
     from dpfuzz.engine.schedule import racing_cost, racing_pairs
 
-    assert racing_pairs(10, 2_500, 20_000, 2 * 10 * 20_000) == 32 and racing_cost(32, 2_500, 20_000) == 2 * 10 * 20_000
+    assert (
+        racing_pairs(10, 2_500, 20_000, 2 * 10 * 20_000) == 32
+        and racing_cost(32, 2_500, 20_000) == 2 * 10 * 20_000
+    )
     assert racing_pairs(10, 2_500, 20_000, 0) == 10
     # only where fitting is as cheap as drawing: one number per output, sorted
-    assert HockeyStickTester().fits_cheaply(np.zeros(5)) and not HockeyStickTester().fits_cheaply(np.zeros((5, 3)))
+    assert HockeyStickTester().fits_cheaply(np.zeros(5)) and not HockeyStickTester().fits_cheaply(
+        np.zeros((5, 3))
+    )
     assert not FloatBitsTester().fits_cheaply(np.zeros(5))
-    item, options = entry("DPLaplaceMean"), {"trials": 4, "samples": 8_000, "verify_samples": 20_000, "seed": 1}
+    item, options = (
+        entry("DPLaplaceMean"),
+        {
+            "trials": 4,
+            "samples": 8_000,
+            "verify_samples": 20_000,
+            "seed": 1,
+        },
+    )
     filled = audit(item(), item.claim(), item.domain(), **options)
-    exact = audit(item(), item.claim(), item.domain(), policy=AuditPolicy(racing_fill=False), **options)
+    exact = audit(
+        item(), item.claim(), item.domain(), policy=AuditPolicy(racing_fill=False), **options
+    )
     pairs = item.domain().relation.classic_pairs(item.domain())
     listed = audit(item(), item.claim(), item.domain(), finder=pairs[:2], **options)
     spare = 2 * 4 * 8_000 - (2 * 32 + 1_000)  # what the probe leaves of the nominal search draws
-    assert filled.trials == racing_pairs(4, 1_000, 8_000, spare) > exact.trials == listed.trials == 4
+    assert (
+        filled.trials == racing_pairs(4, 1_000, 8_000, spare) > exact.trials == listed.trials == 4
+    )
     assert not filled.violated and filled.draws <= 2 * 32 + 1_000 + 2 * 4 * 8_000 + 2 * 20_000
 
 
 def test_max_draws_caps_the_audit_and_is_reproducible():
     item = entry("DPLaplaceMean")
-    reports = [audit(item(), item.claim(), item.domain(), seed=3, max_draws=60_000) for _ in range(2)]
+    reports = [
+        audit(item(), item.claim(), item.domain(), seed=3, max_draws=60_000) for _ in range(2)
+    ]
     assert all(report.draws <= 60_000 for report in reports)
     assert _without_timings(reports[0].to_dict()) == _without_timings(reports[1].to_dict())
     assert reports[0].reproducible and not reports[0].violated
@@ -287,7 +354,9 @@ def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor
     item = entry("NonDPLaplaceMean1")
     mechanism, pair, claim = item(), item.witness(), item.claim()
     rng = np.random.default_rng(0)
-    event = HockeyStickTester().fit(mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng)
+    event = HockeyStickTester().fit(
+        mechanism(pair.d0, 5_000, rng), mechanism(pair.d1, 5_000, rng), claim, 0.05, rng
+    )
     floor = AuditPolicy().deadline_floor
     for deadline, expected, cut in ((-math.inf, floor, True), (math.inf, 4_500, False)):
         fresh = FreshOutputs(HockeyStickTester(), (event,), chunk_values=1 << 20, keep=0)
@@ -306,12 +375,25 @@ def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
 
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     report = audit(
-        slow_noisy_sum, PureDP(0.5), Domain(max_size=2), finder=[pair], trials=1, samples=2_000, verify_samples=1_000_000, sampling="fixed",
-        max_seconds=1.0, seed=0,
+        slow_noisy_sum,
+        PureDP(0.5),
+        Domain(max_size=2),
+        finder=[pair],
+        trials=1,
+        samples=2_000,
+        verify_samples=1_000_000,
+        sampling="fixed",
+        max_seconds=1.0,
+        seed=0,
     )
     outputs = report.verification.num_samples[0]
-    assert AuditPolicy().deadline_floor <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
-    assert any(f"max_seconds ended verification at {outputs:,} of 1,000,000" in note for note in report.notes)
+    assert (
+        AuditPolicy().deadline_floor <= outputs < 100_000 and report.looks[-1]["samples"] == outputs
+    )
+    assert any(
+        f"max_seconds ended verification at {outputs:,} of 1,000,000" in note
+        for note in report.notes
+    )
     assert report.violated and 0.5 < report.epsilon_lower_bound < 1.0
 
 
@@ -323,15 +405,28 @@ def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it():
         time.sleep(2e-5 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
-    pair, claim, rng = DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), PureDP(1.0), np.random.default_rng(0)
+    pair, claim, rng = (
+        DatasetPair(np.array([0.0]), np.array([0.0, 1.0])),
+        PureDP(1.0),
+        np.random.default_rng(0),
+    )
     tester = HockeyStickTester()
     train = noisy_sum(pair.d0, 2_000, rng), noisy_sum(pair.d1, 2_000, rng)
-    run = Run(slow_noisy_sum, claim, Domain(max_size=2), Budget(slow_noisy_sum, math.inf, max_seconds=3.0), seed=0)
+    run = Run(
+        slow_noisy_sum,
+        claim,
+        Domain(max_size=2),
+        Budget(slow_noisy_sum, math.inf, max_seconds=3.0),
+        seed=0,
+    )
     plan = Plan(trials=1, samples=2_000, verify_samples=200_000, beta=0.05, directions=1)
     looks = [Look(2_000, 0.025), Look(150_000, 0.025)]
     verification = verify(run, tester, plan, pair, *train, None, rng, rng, planned=looks)
     outputs = verification.result.num_samples[0]
-    assert [look["samples"] for look in verification.looks] == [2_000, outputs] and 2_000 < outputs < 100_000
+    assert [look["samples"] for look in verification.looks] == [
+        2_000,
+        outputs,
+    ] and 2_000 < outputs < 100_000
     assert [stop.reason for stop in run.stops] == [StopReason.VERIFICATION_CLOCK]
     assert f"max_seconds ended verification at {outputs:,} of 150,000" in run.stops[0].text
 
@@ -340,7 +435,9 @@ def test_a_clean_audit_states_what_it_could_have_detected():
     report = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
     assert not report.violated and report.power is not None
     assert report.power["value"] > report.power["claim_allows"] and report.power["epsilon"] > 1.0
-    assert "would have refuted the claim had" in report.summary() and "may remain" in report.summary()
+    assert (
+        "would have refuted the claim had" in report.summary() and "may remain" in report.summary()
+    )
 
 
 def test_a_clean_audit_verifies_the_event_with_the_largest_certifiable_epsilon():
@@ -354,7 +451,8 @@ def test_a_clean_audit_verifies_the_event_with_the_largest_certifiable_epsilon()
         audit(item(), item.claim(), item.domain(), budget="quick", seed=0, tester=tester)
         for tester in ("auto", HockeyStickTester(objective="divergence"))
     )
-    assert default.verification.divergence.startswith("hockey_stick")  # per side, not the joint privacy loss
+    # per side, not the joint privacy loss
+    assert default.verification.divergence.startswith("hockey_stick")
     assert not default.violated and not by_divergence.violated
     assert default.power["epsilon"] < 1.15 < by_divergence.power["epsilon"]
 
@@ -379,24 +477,48 @@ def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed()
 
     # ε = 12 allows P(S) ≤ e^12 Q(S); with n draws Q(S) = 0 is only known to be below ≈ 3.7/n,
     # so no outcome refutes the claim until n > 3.7 e^12 ≈ 6·10^5.
-    with pytest.raises(InvalidArgument, match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset") as error:
+    with pytest.raises(
+        InvalidArgument,
+        match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset",
+    ) as error:
         audit(counted, PureDP(12.0), Domain(), seed=0, samples=1_000, verify_samples=10_000)
     assert "verify_directions" not in str(error.value)  # one direction could not refute it either
     assert sum(calls) <= 2 * 32 + 1_000  # only the probe ran
     # ε = 7.8 is refutable on 10,000 outputs at β = 0.05 but not at β/2, the share of each of the
     # two directions: the error says so, and the audit of one direction runs.
-    with pytest.raises(InvalidArgument, match=r"certifies one direction at the whole beta") as error:
+    with pytest.raises(
+        InvalidArgument, match=r"certifies one direction at the whole beta"
+    ) as error:
         audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000)
     assert "beta/2 = 0.025" in str(error.value)
-    assert not audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000, verify_directions="one").violated
+    assert not audit(
+        counted,
+        PureDP(7.8),
+        Domain(),
+        seed=0,
+        samples=1_000,
+        verify_samples=10_000,
+        verify_directions="one",
+    ).violated
     # A δ far below 1/n is refutable (a blatant violation): the audit runs, and if it does not
     # refute the claim it is inconclusive, naming the outputs that would test it.
-    report = audit(counted, ApproxDP(1.0, 1e-6), Domain(max_size=3), seed=0, samples=1_000, verify_samples=10_000)
-    assert report.verdict is Verdict.INCONCLUSIVE and re.search(r"about [\d,]+ outputs per side test it", report.inconclusive)
+    report = audit(
+        counted,
+        ApproxDP(1.0, 1e-6),
+        Domain(max_size=3),
+        seed=0,
+        samples=1_000,
+        verify_samples=10_000,
+    )
+    assert report.verdict is Verdict.INCONCLUSIVE and re.search(
+        r"about [\d,]+ outputs per side test it", report.inconclusive
+    )
 
 
 def _flag_rate(mechanism, claim, domain, seeds, **options):
-    return sum(audit(mechanism, claim, domain, seed=seed, **options).violated for seed in range(seeds))
+    return sum(
+        audit(mechanism, claim, domain, seed=seed, **options).violated for seed in range(seeds)
+    )
 
 
 @pytest.mark.slow
@@ -421,21 +543,34 @@ def test_adaptive_audits_of_the_analytic_gaussian_flag_at_most_beta():
     epsilon, delta = 1.0, 1e-3
 
     def delta_of(sigma):
-        return stats.norm.cdf(0.5 / sigma - epsilon * sigma) - np.exp(epsilon) * stats.norm.cdf(-0.5 / sigma - epsilon * sigma)
+        return stats.norm.cdf(0.5 / sigma - epsilon * sigma) - np.exp(epsilon) * stats.norm.cdf(
+            -0.5 / sigma - epsilon * sigma
+        )
 
     sigma = optimize.brentq(lambda s: delta_of(s) - delta, 0.1, 10.0)
 
     def analytic_gaussian_sum(dataset, num_samples, rng):
         return dataset.sum() + rng.normal(0.0, sigma, size=num_samples)
 
-    flagged = _flag_rate(analytic_gaussian_sum, ApproxDP(epsilon, delta), Domain(max_size=4), 200, budget="quick")
-    print(f"analytic Gaussian (sigma = {sigma:.4f}): adaptive audits flagged {flagged}/200 at beta = 0.05")
+    flagged = _flag_rate(
+        analytic_gaussian_sum, ApproxDP(epsilon, delta), Domain(max_size=4), 200, budget="quick"
+    )
+    print(
+        f"analytic Gaussian (sigma = {sigma:.4f}): adaptive audits flagged {flagged}/200 at beta ="
+        " 0.05"
+    )
     assert flagged <= 18
 
 
-# -- issue 16: the verification draws, counts and discards in chunks ---------------------------------
+# -- issue 16: the verification draws, counts and discards in chunks
+# ---------------------------------
 @pytest.mark.parametrize(
-    "name, tester", [("SVT6", HockeyStickTester()), ("NonDPLaplaceMean1", HockeyStickTester()), ("NonDPLaplaceMean1", FloatBitsTester())]
+    "name, tester",
+    [
+        ("SVT6", HockeyStickTester()),
+        ("NonDPLaplaceMean1", HockeyStickTester()),
+        ("NonDPLaplaceMean1", FloatBitsTester()),
+    ],
 )
 def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(name, tester):
     """Outputs drawn in chunks of 1,000 values (SVT6: 100 outputs) and discarded give the counts
@@ -457,12 +592,21 @@ def test_a_chunked_verification_counts_what_evaluate_counts_on_the_same_outputs(
     draws = Budget(recorded, math.inf)
     draws.output_shape = train[0].shape[1:]  # known from the audit's probe
     fresh.draw(draws, pair, 4_500, rng)
-    rows = 1_000 // math.prod(draws.output_shape)  # SVT6: 100 outputs of 10 values; Laplace: 1,000 numbers
-    assert fresh.counting and len(drawn) == 2 * math.ceil(4_500 / rows) and max(map(len, drawn)) == rows
+    # SVT6: 100 outputs of 10 values; Laplace: 1,000 numbers
+    rows = 1_000 // math.prod(draws.output_shape)
+    assert (
+        fresh.counting
+        and len(drawn) == 2 * math.ceil(4_500 / rows)
+        and max(map(len, drawn)) == rows
+    )
     outputs = np.concatenate(drawn[0::2]), np.concatenate(drawn[1::2])
     for result, event, (p, q) in zip(fresh.certify(claim, 0.05), events, (outputs, outputs[::-1])):
         expected = tester.evaluate(event, p, q, claim, 0.025)
-        assert result.details == expected.details and result.bound == expected.bound and result.beta == 0.025
+        assert (
+            result.details == expected.details
+            and result.bound == expected.bound
+            and result.beta == 0.025
+        )
         assert result.num_samples == (4_500, 4_500) and 0 < result.details["count_p"] < 4_500
     kept = fresh.kept()
     assert len(kept) == (2 if drawn[0].ndim == 1 else 0)
@@ -482,7 +626,9 @@ class NamesItsPair(RandomFinder):
         return self.pair
 
 
-def clamped_mean(dataset, num_samples, rng):  # diffprivlib's mean under add/remove: 1.19-DP, not 1-DP
+def clamped_mean(
+    dataset, num_samples, rng
+):  # diffprivlib's mean under add/remove: 1.19-DP, not 1-DP
     return np.clip(dataset.mean() + rng.laplace(0.0, 1.0 / len(dataset), num_samples), 0.0, 1.0)
 
 
@@ -494,16 +640,35 @@ def test_the_verification_certifies_the_pair_in_both_directions():
     # seed 0 is not a lucky one.
     harmless = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     domain = Domain(0.0, 1.0, min_size=1, max_size=2)
-    settings = dict(finder=NamesItsPair(harmless), trials=1, samples=20_000, verify_samples=100_000, sampling="fixed", seed=0)
+    settings = dict(
+        finder=NamesItsPair(harmless),
+        trials=1,
+        samples=20_000,
+        verify_samples=100_000,
+        sampling="fixed",
+        seed=0,
+    )
     one = audit(clamped_mean, PureDP(1.0), domain, verify_directions="one", **settings)
-    assert not one.violated and one.candidate == harmless and "other_direction" not in one.verification.details
+    assert (
+        not one.violated
+        and one.candidate == harmless
+        and "other_direction" not in one.verification.details
+    )
     both = audit(clamped_mean, PureDP(1.0), domain, **settings)
     assert both.violated and both.witness == harmless.swapped() and both.epsilon_lower_bound > 1.0
-    assert both.verification.beta == 0.025 and not both.verification.details["other_direction"]["violated"]
+    assert (
+        both.verification.beta == 0.025
+        and not both.verification.details["other_direction"]["violated"]
+    )
     assert any("order opposite" in note for note in both.notes)
     # the mmd statistic is symmetric in the two samples: one test, at the whole β
-    mmd = audit(noisy_sum, ApproxDP(1.0, 1e-3), Domain(max_size=2), tester="mmd", budget="quick", seed=0)
-    assert mmd.verification.beta == mmd.looks[-1]["beta"] and "other_direction" not in mmd.verification.details
+    mmd = audit(
+        noisy_sum, ApproxDP(1.0, 1e-3), Domain(max_size=2), tester="mmd", budget="quick", seed=0
+    )
+    assert (
+        mmd.verification.beta == mmd.looks[-1]["beta"]
+        and "other_direction" not in mmd.verification.details
+    )
 
 
 def test_a_call_that_hangs_ends_the_audit_at_max_seconds_inconclusive():
@@ -515,9 +680,17 @@ def test_a_call_that_hangs_ends_the_audit_at_max_seconds_inconclusive():
 
     report = audit(hangs, PureDP(1.0), Domain(max_size=3), seed=0, max_seconds=0.5)
     assert report.verdict is Verdict.INCONCLUSIVE and not report.violated and not report.tested
-    assert "hangs' on dataset [] with num_samples=32: the call was still running when max_seconds=0.5 ended" in report.inconclusive
-    assert re.match(r"INCONCLUSIVE: this audit could not test \S*hangs against 1-DP\n  why ", report.summary())
-    assert json.loads(report.to_json())["verdict"] == "inconclusive" and "INCONCLUSIVE" in report.to_html()
+    assert (
+        "hangs' on dataset [] with num_samples=32: the call was still running when max_seconds=0.5"
+        " ended" in report.inconclusive
+    )
+    assert re.match(
+        r"INCONCLUSIVE: this audit could not test \S*hangs against 1-DP\n  why ", report.summary()
+    )
+    assert (
+        json.loads(report.to_json())["verdict"] == "inconclusive"
+        and "INCONCLUSIVE" in report.to_html()
+    )
 
 
 def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so():
@@ -527,9 +700,17 @@ def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so():
         time.sleep(2e-3 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
-    report = audit(slow_noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, policy=AuditPolicy(slow_max_seconds=2.0))
+    report = audit(
+        slow_noisy_sum,
+        PureDP(1.0),
+        Domain(max_size=3),
+        seed=0,
+        policy=AuditPolicy(slow_max_seconds=2.0),
+    )
     assert not report.violated and not report.reproducible
-    assert any("limited to max_seconds=2 (AuditPolicy.slow_max_seconds)" in note for note in report.notes)
+    assert any(
+        "limited to max_seconds=2 (AuditPolicy.slow_max_seconds)" in note for note in report.notes
+    )
     # a vectorised mechanism's 3·10^6 draws take seconds, far below the default limit
     fast = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0)
     assert fast.reproducible and not any("slow_max_seconds" in note for note in fast.notes)
@@ -549,12 +730,36 @@ def test_call_timeout_ends_the_audit_at_a_call_that_takes_too_long_and_names_it(
         return np.sum(dataset) + rng.laplace(size=num_samples)
 
     domain = Domain(max_size=3)
-    for mechanism, words in ((per_call(stalls), "one call of its per-call function"), (stalls_vectorised, "one call")):
-        report = audit(mechanism, PureDP(1.0), domain, seed=0, call_timeout=0.5, trials=2, samples=1_000, verify_samples=1_000)
+    for mechanism, words in (
+        (per_call(stalls), "one call of its per-call function"),
+        (stalls_vectorised, "one call"),
+    ):
+        report = audit(
+            mechanism,
+            PureDP(1.0),
+            domain,
+            seed=0,
+            call_timeout=0.5,
+            trials=2,
+            samples=1_000,
+            verify_samples=1_000,
+        )
         assert report.verdict is Verdict.INCONCLUSIVE
-        assert re.search(rf"on dataset \[1\].*: {words} did not return within call_timeout=0.5 s", report.inconclusive)
+        assert re.search(
+            rf"on dataset \[1\].*: {words} did not return within call_timeout=0.5 s",
+            report.inconclusive,
+        )
     prompt = per_call(lambda dataset, rng: float(np.sum(dataset)) + rng.laplace())
-    assert not audit(prompt, PureDP(1.0), domain, seed=0, call_timeout=1.0, trials=2, samples=1_000, verify_samples=1_000).violated
+    assert not audit(
+        prompt,
+        PureDP(1.0),
+        domain,
+        seed=0,
+        call_timeout=1.0,
+        trials=2,
+        samples=1_000,
+        verify_samples=1_000,
+    ).violated
 
 
 def test_a_delta_failure_is_caught_exactly_where_the_closed_form_says():
@@ -571,8 +776,12 @@ def test_a_delta_failure_is_caught_exactly_where_the_closed_form_says():
         expected = p_lower - math.e * (1 - (beta / 2) ** (1 / n)) > 1e-5
         assert delta_failure_caught(claim, n, beta, 2.0) == expected
     needed = outputs_to_test_delta(claim, beta, 2.0)
-    assert delta_failure_caught(claim, needed, beta, 2.0) and not delta_failure_caught(claim, int(needed * 0.98), beta, 2.0)
-    assert untested_delta(claim, needed, beta, 2.0) is None and f"about {needed:,} outputs per side" in untested_delta(claim, 100_000, beta, 2.0)
+    assert delta_failure_caught(claim, needed, beta, 2.0) and not delta_failure_caught(
+        claim, int(needed * 0.98), beta, 2.0
+    )
+    assert untested_delta(
+        claim, needed, beta, 2.0
+    ) is None and f"about {needed:,} outputs per side" in untested_delta(claim, 100_000, beta, 2.0)
     assert untested_delta(PureDP(1.0), 10, beta, 2.0) is None
 
 
@@ -587,7 +796,9 @@ def test_a_gaussian_with_half_its_noise_is_never_passed(budget):
         return np.clip(dataset, 0, 1).sum() + rng.normal(0.0, sigma, size=num_samples)
 
     for seed in range(3):
-        report = audit(half_noise_sum, ApproxDP(1.0, 1e-5), Domain(max_size=5), budget=budget, seed=seed)
+        report = audit(
+            half_noise_sum, ApproxDP(1.0, 1e-5), Domain(max_size=5), budget=budget, seed=seed
+        )
         assert report.verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE)
 
 
@@ -595,7 +806,9 @@ def test_max_draws_is_never_exceeded_and_a_budget_too_small_is_named():
     # The probe, one pair and its verification need 1,064 + 4 × 200 draws: less is an error that
     # names the minimum (it looped for ever below ~1,065 and overshot up to ~1,483); from there on
     # every audit stays within its max_draws (the search leaves verification its first round).
-    with pytest.raises(InvalidArgument, match=r"max_draws=1,000 is below the smallest audit's 1,864 draws"):
+    with pytest.raises(
+        InvalidArgument, match=r"max_draws=1,000 is below the smallest audit's 1,864 draws"
+    ):
         audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=1_000)
 
     def vector_sum(dataset, num_samples, rng):
@@ -603,7 +816,10 @@ def test_max_draws_is_never_exceeded_and_a_budget_too_small_is_named():
 
     for cap in (1_864, 2_000, 3_064, 3_500, 7_777):
         for mechanism in (noisy_sum, vector_sum):
-            assert audit(mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap).draws <= cap
+            assert (
+                audit(mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap).draws
+                <= cap
+            )
 
 
 def test_an_audit_nobody_can_afford_is_refused_before_it_draws():
@@ -616,11 +832,22 @@ def test_an_audit_nobody_can_afford_is_refused_before_it_draws():
         return noisy_sum(dataset, num_samples, rng)
 
     for make, name in (
-        (lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, samples=10**12), "samples=1,000,000,000,000"),
-        (lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, trials=10**9), "trials=1,000,000,000"),
-        (lambda: Domain(max_size=10**12), "max_size=1,000,000,000,000"),  # refused by the domain itself
+        (
+            lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, samples=10**12),
+            "samples=1,000,000,000,000",
+        ),
+        (
+            lambda: audit(counted, PureDP(1.0), Domain(max_size=3), seed=0, trials=10**9),
+            "trials=1,000,000,000",
+        ),
+        (
+            lambda: Domain(max_size=10**12),
+            "max_size=1,000,000,000,000",
+        ),  # refused by the domain itself
         (lambda: Domain(dim=10**11), "dim=100,000,000,000"),
     ):
-        with pytest.raises(InvalidArgument, match=rf"{name} would need about [\d,.]+ GiB .* give a smaller"):
+        with pytest.raises(
+            InvalidArgument, match=rf"{name} would need about [\d,.]+ GiB .* give a smaller"
+        ):
             make()
     assert calls == []

@@ -8,12 +8,12 @@ import pytest
 from scipy import stats
 
 from dpfuzz import InvalidArgument, RenyiDP, audit
-from dpfuzz.mechanism import draw_samples
-from dpfuzz.testers import make_tester
 from dpfuzz.catalogue import catalogue, entry
 from dpfuzz.catalogue.local import bloom_bits
 from dpfuzz.catalogue.median import interval_weights
 from dpfuzz.catalogue.svt import sparse_vector
+from dpfuzz.mechanism import draw_samples
+from dpfuzz.testers import make_tester
 
 ENTRIES = catalogue()
 
@@ -29,7 +29,12 @@ IDS = [item.name + "".join(f"-{v}" for v in params.values()) for item, params in
 
 @pytest.mark.parametrize("item, params", CASES, ids=IDS)
 def test_entry_fields_are_consistent(item, params, rng):
-    claim, domain, truth, witness = item.claim(**params), item.domain(**params), item.truth(**params), item.witness(**params)
+    claim, domain, truth, witness = (
+        item.claim(**params),
+        item.domain(**params),
+        item.truth(**params),
+        item.witness(**params),
+    )
     assert isinstance(claim, item.claim_type)
     assert item.description and item.family and item.tester
     if truth.satisfies is False:
@@ -46,11 +51,14 @@ def test_entry_fields_are_consistent(item, params, rng):
 
 def test_catalogue_lists_every_documented_mechanism():
     names = {item.name for item in ENTRIES}
-    documented = """DPLaplaceMean NonDPLaplaceMean1 NonDPLaplaceMean2 DPGaussianMean NonDPGaussianMean1
+    documented = """DPLaplaceMean NonDPLaplaceMean1 NonDPLaplaceMean2 DPGaussianMean
+    NonDPGaussianMean1
     NonDPGaussianMean2 TwoBudgetMean SVT1 SVT2 SVT3 SVT4 SVT5 SVT6 NumericalSVT SVT34Parallel
-    NoisyMaxLaplace NoisyMaxExponential NoisyMaxGumbel NoisyMaxValueLaplace NoisyMaxValueExponential
+    NoisyMaxLaplace NoisyMaxExponential NoisyMaxGumbel NoisyMaxValueLaplace
+    NoisyMaxValueExponential
     NoisyHistogram NoisyHistogramWrongScale Laplace TruncatedGeometric RandomizedResponse
-    RandomizedResponseWrongEps RAPPOR OneTimeRAPPOR PrefixSum ExponentialMedian ExponentialMedianNoHalf
+    RandomizedResponseWrongEps RAPPOR OneTimeRAPPOR PrefixSum ExponentialMedian
+    ExponentialMedianNoHalf
     ScaledGD MicrobatchGD AverageThenClipGD PoissonSubsampledGaussian ShuffledBatchAsPoisson
     GroupSubsampledGaussian NaiveFloatLaplace SnappingLaplace GeoSample iSVT1 iSVT2 iSVT3 iSVT4
     DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless
@@ -63,7 +71,11 @@ def test_catalogue_filters():
     violating = {item.name for item in catalogue(satisfies=False)}
     satisfying = {item.name for item in catalogue(satisfies=True)}
     assert {"SVT3", "NonDPLaplaceMean1", "ShuffledBatchAsPoisson"} <= violating
-    assert {"SVT1", "Laplace", "PoissonSubsampledGaussian"} <= satisfying and not violating & satisfying
+    assert {
+        "SVT1",
+        "Laplace",
+        "PoissonSubsampledGaussian",
+    } <= satisfying and not violating & satisfying
     assert {item.name for item in catalogue(family="svt")} >= {"SVT1", "SVT6"}
     with pytest.raises(InvalidArgument, match="no catalogue family 'svts'. Did you mean 'svt'"):
         catalogue(family="svts")
@@ -75,14 +87,19 @@ def test_catalogue_filters():
 
 
 def test_parameters_are_checked():
-    with pytest.raises(InvalidArgument, match=r"takes parameters \['epsilon'\], got unknown \['sigma'\]"):
+    with pytest.raises(
+        InvalidArgument, match=r"takes parameters \['epsilon'\], got unknown \['sigma'\]"
+    ):
         entry("Laplace")(sigma=1.0)
     with pytest.raises(ValueError, match="epsilon must be > 0"):
         entry("DPLaplaceMean")(epsilon=0.0)
     with pytest.raises(ValueError, match="group size k must be a power of 2"):
         entry("GroupSubsampledGaussian").claim(k=3)
     # A value of the wrong kind (as the CLI's --param c=one passes a string) is named with a fix.
-    with pytest.raises(InvalidArgument, match=r"SVT1's parameter c is a number \(default 2\), got 'one'; give e.g. c=2"):
+    with pytest.raises(
+        InvalidArgument,
+        match=r"SVT1's parameter c is a number \(default 2\), got 'one'; give e.g. c=2",
+    ):
         entry("SVT1")(c="one")
     with pytest.raises(InvalidArgument, match="parameter form is a string"):
         entry("SVT1").domain(form=1)
@@ -90,7 +107,10 @@ def test_parameters_are_checked():
 
 def test_truth_depends_on_parameters():
     wrong_scale = entry("NoisyHistogramWrongScale")
-    assert not wrong_scale.truth(epsilon=0.1).satisfies and wrong_scale.truth(epsilon=0.1).true_epsilon == 10
+    assert (
+        not wrong_scale.truth(epsilon=0.1).satisfies
+        and wrong_scale.truth(epsilon=0.1).true_epsilon == 10
+    )
     assert wrong_scale.truth(epsilon=2.0).satisfies
     assert entry("ScaledGD").truth(s=1.0).satisfies and not entry("ScaledGD").truth(s=0.9).satisfies
     assert entry("NonDPGaussianMean2").truth(guarantee="approx", epsilon=0.9).satisfies is None
@@ -119,7 +139,10 @@ def test_the_noisy_max_values_true_epsilon_is_k_epsilon_over_two():
     assert math.isclose(shift.max(), truth, rel_tol=1e-9) and shift[0] == pytest.approx(truth)
     # Exponential noise: the maximum is at least the largest answer, so no finite ε.
     assert entry("NoisyMaxValueExponential").truth(epsilon=epsilon).true_epsilon == math.inf
-    assert entry("NoisyMaxValueExponential")(epsilon=epsilon)(np.full(k, 2.0), 10_000, rng).min() >= 2.0
+    assert (
+        entry("NoisyMaxValueExponential")(epsilon=epsilon)(np.full(k, 2.0), 10_000, rng).min()
+        >= 2.0
+    )
 
 
 def test_claims_come_from_dp_accounting():
@@ -145,9 +168,13 @@ def _laplace_scale(samples):
 
 def test_laplace_and_mean_samplers(rng):
     samples = entry("Laplace")(epsilon=0.5)(np.array([1.0, 0.25]), N, rng)
-    assert math.isclose(np.median(samples), 1.25, abs_tol=0.03) and math.isclose(_laplace_scale(samples), 2.0, rel_tol=0.02)
+    assert math.isclose(np.median(samples), 1.25, abs_tol=0.03) and math.isclose(
+        _laplace_scale(samples), 2.0, rel_tol=0.02
+    )
     samples = entry("NonDPLaplaceMean1")(epsilon=1.0)(np.array([1.0, 0.0, 0.5, 0.5]), N, rng)
-    assert math.isclose(np.median(samples), 0.5, abs_tol=0.01) and math.isclose(_laplace_scale(samples), 0.5, rel_tol=0.02)
+    assert math.isclose(np.median(samples), 0.5, abs_tol=0.01) and math.isclose(
+        _laplace_scale(samples), 0.5, rel_tol=0.02
+    )
     zeros = entry("DPLaplaceMean")(epsilon=1.0)(np.zeros(5), N, rng)
     assert math.isclose(np.median(zeros), 0.0, abs_tol=0.01)  # Lap(2/ε)/ñ is symmetric
     ones = entry("DPLaplaceMean")(epsilon=1.0)(np.ones(5), N, rng)
@@ -157,7 +184,9 @@ def test_laplace_and_mean_samplers(rng):
     assert math.isclose(np.std(samples), sigma / 2, rel_tol=0.01)
 
 
-@pytest.mark.parametrize("name, scale", [("NoisyHistogram", 1 / 0.5), ("NoisyHistogramWrongScale", 0.5)])
+@pytest.mark.parametrize(
+    "name, scale", [("NoisyHistogram", 1 / 0.5), ("NoisyHistogramWrongScale", 0.5)]
+)
 def test_histogram_samplers(name, scale, rng):
     samples = entry(name)(epsilon=0.5, bins=4)(np.array([0, 0, 3]), N, rng)
     assert samples.shape == (N, 4)
@@ -170,7 +199,9 @@ def test_truncated_geometric_sampler(rng):
     samples = entry("TruncatedGeometric")(epsilon=1.0, n_max=10)(np.array([1, 1, 0, 1]), N, rng)
     assert samples.min() >= 0 and samples.max() <= 10
     # P(Z = z) ∝ e^{−|z|}: P(output = 3) = (1 − e^{−1})/(1 + e^{−1}) ≈ 0.462 at the count 3.
-    assert math.isclose(np.mean(samples == 3), (1 - math.exp(-1)) / (1 + math.exp(-1)), abs_tol=0.005)
+    assert math.isclose(
+        np.mean(samples == 3), (1 - math.exp(-1)) / (1 + math.exp(-1)), abs_tol=0.005
+    )
 
 
 def test_svt_abort_and_alphabet(rng):
@@ -201,8 +232,16 @@ def test_svt_cutoff_and_release_match_a_query_by_query_reference(release):
     # query at a time, on the very same noise (same seed, same draw order): with c = 2 every
     # query after the second ⊤ is −1, and SVT3's value is q_i + ν_i on ⊤ and 0 otherwise.
     answers, threshold, cutoff, n = np.linspace(-1.0, 1.0, 10), 0.5, 2, 2_000
-    output = sparse_vector(answers, n, np.random.default_rng(7), threshold=threshold, rho_scale=1.0,
-                           nu_scale=1.0, cutoff=cutoff, release=release)
+    output = sparse_vector(
+        answers,
+        n,
+        np.random.default_rng(7),
+        threshold=threshold,
+        rho_scale=1.0,
+        nu_scale=1.0,
+        cutoff=cutoff,
+        release=release,
+    )
     noise = np.random.default_rng(7)
     rho, nu = noise.laplace(0.0, 1.0, n), noise.laplace(0.0, 1.0, (n, 10))
     expected = np.zeros((n, 20))
@@ -233,7 +272,9 @@ def test_noisy_max_returns_indices(name, rng):
     assert set(np.unique(indices)) <= set(range(5)) and np.argmax(np.bincount(indices)) == 2
     if name == "NoisyMaxGumbel":  # the exponential mechanism: P(i) ∝ e^{ε q_i / 2}
         weights = np.exp(answers / 2)
-        assert np.allclose(np.bincount(indices, minlength=5) / N, weights / weights.sum(), atol=0.005)
+        assert np.allclose(
+            np.bincount(indices, minlength=5) / N, weights / weights.sum(), atol=0.005
+        )
 
 
 def test_randomized_response_and_rappor(rng):
@@ -265,7 +306,9 @@ def test_gradient_descent_and_subsampling(rng):
     trajectory = entry("ScaledGD")(s=0.5)(np.array([0.5]), N, rng)
     steps = np.diff(np.concatenate([np.full((N, 1), -5.0), trajectory], axis=1), axis=1)
     # One record clipped at −G each step: θ moves by lr·G = 0.1, noise lr·sσG = 0.1.
-    assert np.allclose(steps.mean(axis=0), 0.1, atol=0.002) and np.allclose(steps.std(axis=0), 0.1, rtol=0.02)
+    assert np.allclose(steps.mean(axis=0), 0.1, atol=0.002) and np.allclose(
+        steps.std(axis=0), 0.1, rtol=0.02
+    )
     poisson = entry("PoissonSubsampledGaussian")()(np.array([1.0, 1.0]), N, rng)
     assert np.allclose(poisson.mean(axis=0), 2 * 0.25, atol=0.01)
     shuffled = entry("ShuffledBatchAsPoisson")()(np.array([1.0]), N, rng)
@@ -278,7 +321,8 @@ def test_floating_point_samplers(rng):
     naive = entry("NaiveFloatLaplace")(epsilon=1.0)(np.array([]), N, rng)
     assert math.isclose(_laplace_scale(naive), 1.0, rel_tol=0.02)
     snapped = entry("SnappingLaplace")(epsilon=1.0, bound=10.0)(np.array([1.0]), N, rng)
-    assert np.all(snapped == np.round(snapped)) and np.abs(snapped).max() <= 10  # Λ = 1 grid, clamped
+    # Λ = 1 grid, clamped
+    assert np.all(snapped == np.round(snapped)) and np.abs(snapped).max() <= 10
     assert math.isclose(np.mean(snapped), 1.0, abs_tol=0.02)
 
 
@@ -296,13 +340,24 @@ def _ids(cases):
 def test_every_bug_is_refuted_on_its_witness(item, params):
     # 200,000 samples per side, the entry's tester at default settings, both directions at
     # β = 0.05 each. A certified ε lower bound must also stay below the known true ε.
-    mechanism, claim, witness, truth = item(**params), item.claim(**params), item.witness(**params), item.truth(**params)
+    mechanism, claim, witness, truth = (
+        item(**params),
+        item.claim(**params),
+        item.witness(**params),
+        item.truth(**params),
+    )
     rng = np.random.default_rng(2026)
     samples0, samples1 = mechanism(witness.d0, 200_000, rng), mechanism(witness.d1, 200_000, rng)
     tester = make_tester(item.tester, claim, samples0)
-    results = [tester.test(samples0, samples1, claim, 0.05, rng), tester.test(samples1, samples0, claim, 0.05, rng)]
+    results = [
+        tester.test(samples0, samples1, claim, 0.05, rng),
+        tester.test(samples1, samples0, claim, 0.05, rng),
+    ]
     best = max(results, key=lambda result: result.bound)
-    print(f"{item.name} {params}: {tester.name} certifies epsilon >= {best.epsilon_lower_bound} (true {truth.true_epsilon})")
+    print(
+        f"{item.name} {params}: {tester.name} certifies epsilon >= {best.epsilon_lower_bound} (true"
+        f" {truth.true_epsilon})"
+    )
     assert best.violated
     if truth.true_epsilon is not None:
         assert best.epsilon_lower_bound <= truth.true_epsilon
@@ -315,7 +370,15 @@ def test_correct_mechanisms_are_rarely_flagged(item, params):
     # at most β of them, i.e. 1 of 20. A valid audit is flagged with probability ≤ 0.05 and in
     # practice far less (Clopper–Pearson is conservative; measured 0–1 in 100 elsewhere).
     flagged = sum(
-        audit(item(**params), item.claim(**params), item.domain(**params), tester=item.tester, trials=5, samples=20_000, seed=seed).violated
+        audit(
+            item(**params),
+            item.claim(**params),
+            item.domain(**params),
+            tester=item.tester,
+            trials=5,
+            samples=20_000,
+            seed=seed,
+        ).violated
         for seed in range(20)
     )
     print(f"{item.name} {params}: flagged in {flagged}/20 audits at beta = 0.05")

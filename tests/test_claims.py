@@ -45,11 +45,16 @@ def test_claims_round_trip_through_dicts(claim):
     assert claim_from_dict(claim.to_dict()) == claim
 
 
-@pytest.mark.parametrize("claim", [GaussianDP(1e308), GaussianDP(40.0), ZeroConcentratedDP(1e308), ZeroConcentratedDP(600.0)],
-                         ids=["mu 1e308", "mu 40", "rho 1e308", "rho 600"])
+@pytest.mark.parametrize(
+    "claim",
+    [GaussianDP(1e308), GaussianDP(40.0), ZeroConcentratedDP(1e308), ZeroConcentratedDP(600.0)],
+    ids=["mu 1e308", "mu 40", "rho 1e308", "rho 600"],
+)
 def test_huge_profile_claims_have_a_finite_profile_no_audit_can_refute(claim):
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
     points = claim.profile_points()
-    assert all(math.isfinite(epsilon) and epsilon <= 700 and 0 <= delta <= 1 for epsilon, delta in points)
+    assert all(
+        math.isfinite(epsilon) and epsilon <= 700 and 0 <= delta <= 1 for epsilon, delta in points
+    )
     assert HockeyStickTester().max_certifiable(claim, 10**9, 0.05) <= 0

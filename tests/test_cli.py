@@ -15,11 +15,29 @@ def test_audit_a_catalogue_entry_and_write_json(tmp_path, capsys):
     status = main(["audit", "NonDPLaplaceMean1", "--epsilon", "1.0", "--json", str(path), *FAST])
     out = capsys.readouterr().out
     assert status == 0  # a known bug (truth "violates") caught: as documented
-    assert "VIOLATED: NonDPLaplaceMean1 does not satisfy 1-DP" in out and "epsilon lower bound" in out
+    assert (
+        "VIOLATED: NonDPLaplaceMean1 does not satisfy 1-DP" in out and "epsilon lower bound" in out
+    )
     report = json.loads(path.read_text())
     assert report["violated"] and report["seed"] == 0 and report["witness"] is not None
     # a known bug missed fails (a budget that cannot see it: one trial of one draw-starved pair)
-    assert main(["audit", "dpfuzz.catalogue.means:NonDPLaplaceMean2", "--trials", "1", "--samples", "100", "--verify-samples", "100", "--seed", "0"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "dpfuzz.catalogue.means:NonDPLaplaceMean2",
+                "--trials",
+                "1",
+                "--samples",
+                "100",
+                "--verify-samples",
+                "100",
+                "--seed",
+                "0",
+            ]
+        )
+        == 1
+    )
 
 
 def test_correct_entry_with_overridden_domain(capsys):
@@ -45,30 +63,86 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
     # the default now, still works and says it is deprecated
     assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", *FAST]) == 1
     assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--exit-zero", *FAST]) == 0
-    assert main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--fail-on-violation", *FAST]) == 1
+    assert (
+        main(["audit", "my_mechanisms:make", "--epsilon", "1.0", "--fail-on-violation", *FAST]) == 1
+    )
     assert "--fail-on-violation is the default since 0.3.0" in capsys.readouterr().err
     assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", *FAST]) == 0
     assert "not refuted: no violation of 1-DP" in capsys.readouterr().out
-    # δ = 1e-6 is beyond 100,000 verification outputs per side: inconclusive, which fails unless allowed
-    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", *FAST]) == 1
+    # δ = 1e-6 is beyond 100,000 verification outputs per side: inconclusive, which fails unless
+    # allowed
+    assert (
+        main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", *FAST]) == 1
+    )
     out = capsys.readouterr().out
-    assert "INCONCLUSIVE: this audit could not test direct against (1, 1e-06)-DP" in out and "verify_samples >= " in out
-    assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--delta", "1e-6", "--allow-inconclusive", *FAST]) == 0
-    # a one-draw function is a mechanism to wrap, not a factory missing (dataset, rng): --per-call wraps it
+    assert (
+        "INCONCLUSIVE: this audit could not test direct against (1, 1e-06)-DP" in out
+        and "verify_samples >= " in out
+    )
+    assert (
+        main(
+            [
+                "audit",
+                "my_mechanisms:direct",
+                "--epsilon",
+                "1.0",
+                "--delta",
+                "1e-6",
+                "--allow-inconclusive",
+                *FAST,
+            ]
+        )
+        == 0
+    )
+    # a one-draw function is a mechanism to wrap, not a factory missing (dataset, rng): --per-call
+    # wraps it
     assert main(["audit", "my_mechanisms:one_draw", "--epsilon", "1.0", *FAST]) == 2
     err = capsys.readouterr().err
     assert "Give --per-call" in err and "one_draw_mechanism = dpfuzz.per_call(one_draw)" in err
-    assert main(["audit", "my_mechanisms:one_draw", "--epsilon", "1.0", "--per-call", "--max-draws", "3e4", *FAST]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "my_mechanisms:one_draw",
+                "--epsilon",
+                "1.0",
+                "--per-call",
+                "--max-draws",
+                "3e4",
+                *FAST,
+            ]
+        )
+        == 0
+    )
     assert "not refuted: no violation of 1-DP found for one_draw" in capsys.readouterr().out
-    assert main(["audit", "my_mechanisms:make_one_draw", "--epsilon", "1.0", "--per-call", "--max-draws", "3e4", *FAST]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "my_mechanisms:make_one_draw",
+                "--epsilon",
+                "1.0",
+                "--per-call",
+                "--max-draws",
+                "3e4",
+                *FAST,
+            ]
+        )
+        == 1
+    )
     assert main(["audit", "my_mechanisms:direct", "--epsilon", "1.0", "--per-call", *FAST]) == 2
-    assert "is a mechanism (it takes num_samples): name it without per_call" in capsys.readouterr().err
+    assert (
+        "is a mechanism (it takes num_samples): name it without per_call" in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["audit", "dpfuzz.catalogue.means"], "neither 'package.module:attribute' nor a catalogue entry"),
+        (
+            ["audit", "dpfuzz.catalogue.means"],
+            "neither 'package.module:attribute' nor a catalogue entry",
+        ),
         (["audit", "NonDPLaplaceMeen1"], "Did you mean 'NonDPLaplaceMean1'"),
         (["estimate", "svt3"], "Did you mean 'SVT3'"),
         (["audit", "dpfuzz.catalogue.means:Nope"], "has no attribute 'Nope'"),
@@ -77,10 +151,22 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
         (["audit", "DPLaplaceMean", "--alpha", "2"], "it takes no ['alpha']"),
         (["audit", "dpfuzz.catalogue.means:MEAN_DOMAIN"], "is a Domain, not a catalogue entry"),
         (["audit", "dpfuzz.catalogue.means:dp_laplace_mean"], "give the claim with --epsilon"),
-        (["audit", "DPLaplaceMean", "--epsilon", "-1"], "epsilon (--epsilon) must be > 0, got -1.0"),
-        (["audit", "DPLaplaceMean", "--trials", "0"], "trials (--trials) must be an int >= 1, got 0"),
-        (["estimate", "SVT3", "--max-draws", "100"], "max_draws (--max-draws) must be an int >= 10000, got 100"),
-        (["estimate", "Laplace", "--delta=1.5"], "delta (--delta) must satisfy 0 <= delta < 1, got 1.5"),
+        (
+            ["audit", "DPLaplaceMean", "--epsilon", "-1"],
+            "epsilon (--epsilon) must be > 0, got -1.0",
+        ),
+        (
+            ["audit", "DPLaplaceMean", "--trials", "0"],
+            "trials (--trials) must be an int >= 1, got 0",
+        ),
+        (
+            ["estimate", "SVT3", "--max-draws", "100"],
+            "max_draws (--max-draws) must be an int >= 10000, got 100",
+        ),
+        (
+            ["estimate", "Laplace", "--delta=1.5"],
+            "delta (--delta) must satisfy 0 <= delta < 1, got 1.5",
+        ),
         (["audit", "DPLaplaceMean", "--param", "bins"], "must look like NAME=VALUE"),
         (["audit", "DPLaplaceMean", "--param", "epsilom=1"], "Did you mean 'epsilon'"),
         (["audit", "DPLaplaceMean", "--relation", "linf", "--distance", "2"], "distance must be 1"),
@@ -92,15 +178,30 @@ def test_bad_input_exits_2_with_a_message(argv, message, capsys):
 
 
 def test_counts_of_draws_take_exponents_and_underscores_and_nothing_else(capsys):
-    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "2e5", "--seed", "0"]) == 0
+    assert (
+        main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "2e5", "--seed", "0"])
+        == 0
+    )
     assert "200,000 outputs" in capsys.readouterr().out
-    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200_000", "--seed", "0"]) == 0
+    assert (
+        main(
+            ["estimate", "RandomizedResponse", "--witness", "--max-draws", "200_000", "--seed", "0"]
+        )
+        == 0
+    )
     assert "200,000 outputs" in capsys.readouterr().out
-    for flag, text in (("--max-draws", "2.5e4x"), ("--samples", "1e3.5"), ("--verify-samples", "2.5")):
+    for flag, text in (
+        ("--max-draws", "2.5e4x"),
+        ("--samples", "1e3.5"),
+        ("--verify-samples", "2.5"),
+    ):
         with pytest.raises(SystemExit) as exited:
             main(["audit", "DPLaplaceMean", flag, text])
         assert exited.value.code == 2
-        assert f"{text!r} is not a whole number; write e.g. 200000000 or 2e8" in capsys.readouterr().err
+        assert (
+            f"{text!r} is not a whole number; write e.g. 200000000 or 2e8"
+            in capsys.readouterr().err
+        )
 
 
 def test_users_factory_parameters_are_checked(tmp_path, monkeypatch, capsys):
@@ -138,7 +239,9 @@ def test_a_users_mechanisms_module_does_not_shadow_the_catalogue(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["catalog"]) == 0 and "NonDPLaplaceMean1" in capsys.readouterr().out
-    assert main(["audit", "NonDPLaplaceMean1", *FAST]) == 0 and "VIOLATED" in capsys.readouterr().out
+    assert (
+        main(["audit", "NonDPLaplaceMean1", *FAST]) == 0 and "VIOLATED" in capsys.readouterr().out
+    )
     assert main(["audit", "mechanisms:mine", "--epsilon", "1", *FAST]) == 0
     assert "not refuted" in capsys.readouterr().out
 
@@ -151,7 +254,11 @@ def test_version_help_and_choices_match_the_registries(capsys):
     from dpfuzz.testers import TESTER_NAMES
 
     assert cli.TESTERS == ("auto", *TESTER_NAMES) and cli.FINDERS == FINDER_NAMES
-    assert cli.RELATIONS == tuple(RELATION_NAMES) and cli.BUDGET_NAMES == tuple(BUDGETS) and cli.SAMPLING == SAMPLING_MODES
+    assert (
+        cli.RELATIONS == tuple(RELATION_NAMES)
+        and cli.BUDGET_NAMES == tuple(BUDGETS)
+        and cli.SAMPLING == SAMPLING_MODES
+    )
     assert cli.ARITHMETIC == ARITHMETIC and cli.VERIFY_DIRECTIONS == VERIFY_DIRECTIONS
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
@@ -159,7 +266,11 @@ def test_version_help_and_choices_match_the_registries(capsys):
     with pytest.raises(SystemExit):
         main(["audit", "--help"])
     text = capsys.readouterr().out
-    assert "--max-seconds" in text and "--relation {add_remove,substitute,linf}" in text and "--budget" in text
+    assert (
+        "--max-seconds" in text
+        and "--relation {add_remove,substitute,linf}" in text
+        and "--budget" in text
+    )
     with pytest.raises(SystemExit):
         main(["estimate", "--help"])
     text += capsys.readouterr().out
@@ -167,13 +278,32 @@ def test_version_help_and_choices_match_the_registries(capsys):
     assert "--max-draws" in text and "(default: None)" not in text and "(default: [])" not in text
 
 
-def test_the_summary_shows_the_claim_next_to_the_bound_and_how_to_reproduce(tmp_path, monkeypatch, capsys):
+def test_the_summary_shows_the_claim_next_to_the_bound_and_how_to_reproduce(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
-    assert main(["audit", "NonDPLaplaceMean1", "--samples", "20000", "--json", "r.json", "--trials", "4"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "NonDPLaplaceMean1",
+                "--samples",
+                "20000",
+                "--json",
+                "r.json",
+                "--trials",
+                "4",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "auditing NonDPLaplaceMean1: claim 1-DP" in out and "(claim allows 0)" in out
     seed = json.loads(open("r.json").read())["seed"]
-    assert f"reproduce         dpfuzz audit NonDPLaplaceMean1 --samples 20000 --trials 4 --seed {seed}" in out
+    assert (
+        f"reproduce         dpfuzz audit NonDPLaplaceMean1 --samples 20000 --trials 4 --seed {seed}"
+        in out
+    )
 
 
 def test_catalog_table_and_json(capsys):
@@ -192,15 +322,37 @@ def test_catalog_table_and_json(capsys):
 
 def test_console_script_is_installed():
     executable = shutil.which("dpfuzz") or pytest.skip("dpfuzz console script not on PATH")
-    result = subprocess.run([executable, "catalog", "--json"], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [executable, "catalog", "--json"], capture_output=True, text=True, check=True
+    )
     assert json.loads(result.stdout)
-    module = subprocess.run([sys.executable, "-m", "dpfuzz.cli", "catalog"], capture_output=True, text=True)
+    module = subprocess.run(
+        [sys.executable, "-m", "dpfuzz.cli", "catalog"], capture_output=True, text=True
+    )
     assert module.returncode == 0
 
 
 def test_estimate_takes_the_domain_options_audit_takes(tmp_path):
     path = tmp_path / "estimate.json"
-    assert main(["estimate", "Laplace", "--max-size", "2", "--low", "-1", "--max-draws", "2e5", "--seed", "0", "--json", str(path)]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "Laplace",
+                "--max-size",
+                "2",
+                "--low",
+                "-1",
+                "--max-draws",
+                "2e5",
+                "--seed",
+                "0",
+                "--json",
+                str(path),
+            ]
+        )
+        == 0
+    )
     domain = json.loads(path.read_text())["report"]["domain"]
     assert (domain["max_size"], domain["low"]) == (2, -1.0)
     pair = json.loads(path.read_text())["pair"]

@@ -23,7 +23,9 @@ def test_random_pairs_are_valid_neighbours(domain, rng):
 def test_add_remove_pairs_add_and_remove(rng):
     domain = Domain(min_size=0, max_size=3)
     sizes = {(len(p.d0), len(p.d1)) for p in (domain.random_pair(rng) for _ in range(300))}
-    assert {(0, 1), (3, 2)} <= sizes and any(a > b for a, b in sizes) and any(a < b for a, b in sizes)
+    assert (
+        {(0, 1), (3, 2)} <= sizes and any(a > b for a, b in sizes) and any(a < b for a, b in sizes)
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,7 +96,12 @@ def test_a_long_pairs_listing_shows_the_records_that_differ():
     d0 = np.arange(10) / 10
     d1 = d0.copy()
     d1[9] = 0.0
-    _, shown0, shown1 = Domain(max_size=12, relation="substitute").describe_pair(DatasetPair(d0, d1))
+    _, shown0, shown1 = Domain(max_size=12, relation="substitute").describe_pair(
+        DatasetPair(d0, d1)
+    )
     assert shown0 != shown1 and "0.9 (10 records" in shown0 and ", 0 (10 records" in shown1
     # an empty dataset beside one record: the difference is the added record
-    assert Domain(max_size=3).describe_pair(DatasetPair(np.array([]), np.array([1.0])))[1:] == ["d0 = []", "d1 = [1]"]
+    assert Domain(max_size=3).describe_pair(DatasetPair(np.array([]), np.array([1.0])))[1:] == [
+        "d0 = []",
+        "d1 = [1]",
+    ]

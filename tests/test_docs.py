@@ -11,15 +11,33 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # pages whose Python blocks run, in order, as one script each
 RUN = [
-    "README.md", "docs/tutorial.md", "docs/guide/python.md", "docs/guide/pytest.md", "docs/guide/slow-mechanisms.md",
-    "docs/guide/float.md", "docs/guide/extending.md", "docs/explanation/verdicts.md",
+    "README.md",
+    "docs/tutorial.md",
+    "docs/guide/python.md",
+    "docs/guide/pytest.md",
+    "docs/guide/slow-mechanisms.md",
+    "docs/guide/float.md",
+    "docs/guide/extending.md",
+    "docs/explanation/verdicts.md",
 ]
 # short sentences: every page a user learns from (the decision records and the benchmark page are
 # records of measurements, not held to it)
-PLAIN = ["README.md", "docs/index.md", "docs/tutorial.md", *(
-    str(path.relative_to(ROOT)) for folder in ("guide", "reference", "explanation") for path in sorted((ROOT / "docs" / folder).glob("*.md"))
-)]
-UNDATED = ["README.md", "docs/index.md", "docs/tutorial.md", *(str(p.relative_to(ROOT)) for p in (ROOT / "docs/explanation").glob("*.md"))]
+PLAIN = [
+    "README.md",
+    "docs/index.md",
+    "docs/tutorial.md",
+    *(
+        str(path.relative_to(ROOT))
+        for folder in ("guide", "reference", "explanation")
+        for path in sorted((ROOT / "docs" / folder).glob("*.md"))
+    ),
+]
+UNDATED = [
+    "README.md",
+    "docs/index.md",
+    "docs/tutorial.md",
+    *(str(p.relative_to(ROOT)) for p in (ROOT / "docs/explanation").glob("*.md")),
+]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 
 
@@ -30,7 +48,11 @@ def python_blocks(text: str) -> list[str]:
 def prose(text: str) -> str:
     """The text without fenced blocks, inline code, tables and headings."""
     text = FENCE.sub("", text)
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith(("|", "#", "--8<--", "<!--"))]
+    lines = [
+        line
+        for line in text.splitlines()
+        if not line.lstrip().startswith(("|", "#", "--8<--", "<!--"))
+    ]
     return re.sub(r"`[^`]*`", "Code", "\n".join(lines))
 
 
@@ -56,8 +78,8 @@ def test_every_python_example_runs(page, tmp_path, monkeypatch):
 
 def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     # The libraries' releases are called one at a time: at their own budgets these examples take
-    # minutes, so each `LibraryTarget.audit` runs at the quick budget, 10 s at most, here (the verdicts they
-    # state are checked in tests/test_adapters.py and benchmarks/libraries.py).
+    # minutes, so each `LibraryTarget.audit` runs at the quick budget, 10 s at most, here (the
+    # verdicts they state are checked in tests/test_adapters.py and benchmarks/libraries.py).
     for library in ("opendp", "diffprivlib", "pydp", "opacus", "pipeline_dp"):
         pytest.importorskip(library)
     from dpfuzz import adapters
@@ -65,12 +87,19 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
 
     def quick(target, **options):
         options.pop("max_seconds", None)
-        return audit(target.mechanism, target.claim, target.domain, **{**options, "budget": "quick", "max_draws": 20_000, "max_seconds": 10})
+        return audit(
+            target.mechanism,
+            target.claim,
+            target.domain,
+            **{**options, "budget": "quick", "max_draws": 20_000, "max_seconds": 10},
+        )
 
     monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
     page = "docs/guide/libraries.md"
     for number, block in enumerate(python_blocks((ROOT / page).read_text()), start=1):
-        if "dpfuzz.adapters.smartnoise" not in block:  # SmartNoise, jax-privacy: their environment, tests/test_adapters.py
+        if (
+            "dpfuzz.adapters.smartnoise" not in block
+        ):  # SmartNoise, jax-privacy: their environment, tests/test_adapters.py
             exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
 
 
@@ -78,7 +107,10 @@ def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) <= 150
     assert 'python -m pip install ".[report]" && dpfuzz campaign run' in text
-    assert 'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus,pipelinedp]" && python -m pytest -n auto' in text
+    assert (
+        'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus,pipelinedp]" && python'
+        " -m pytest -n auto" in text
+    )
 
 
 @pytest.mark.parametrize("page", PLAIN)
@@ -102,10 +134,17 @@ def test_the_api_pages_read_each_description_as_one():
     pytest.importorskip("griffe")
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("griffe_descriptions", ROOT / "docs" / "griffe_descriptions.py")
+    spec = importlib.util.spec_from_file_location(
+        "griffe_descriptions", ROOT / "docs" / "griffe_descriptions.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    text = "Audit.\n\nParameters\n----------\nclaim : the claim,\n    checked.\nseed : a seed.\n\nNotes\n-----\nx : y stays."
-    assert module.rewrite(text) == (
-        "Audit.\n\nParameters\n----------\nclaim\n    the claim,\n    checked.\nseed\n    a seed.\n\nNotes\n-----\nx : y stays."
+    text = (
+        "Audit.\n\nParameters\n----------\nclaim : the claim,\n    checked.\nseed : a"
+        " seed.\n\nNotes\n-----\nx : y stays."
+    )
+    assert (
+        module.rewrite(text)
+        == "Audit.\n\nParameters\n----------\nclaim\n    the claim,\n    checked.\nseed\n    a"
+        " seed.\n\nNotes\n-----\nx : y stays."
     )

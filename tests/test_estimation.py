@@ -12,17 +12,18 @@ import pytest
 
 from dpfuzz import DatasetPair, Domain, EstimationPolicy, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
-from dpfuzz.engine.estimate import EstimateTask
 from dpfuzz.cli import main
-from dpfuzz.engine import Budget, Stop, StopReason
-from dpfuzz.engine.timing import Deadline, planned_draws
-from dpfuzz.engine.sizes import fit_samples, search_plan, smallest_budget, verification_samples
 from dpfuzz.domain import enclosing_domain
+from dpfuzz.engine import Budget, Stop, StopReason
+from dpfuzz.engine.estimate import EstimateTask
+from dpfuzz.engine.sizes import fit_samples, search_plan, smallest_budget, verification_samples
+from dpfuzz.engine.timing import Deadline, planned_draws
 
 POLICY = EstimationPolicy()
 PROBE_DRAWS = POLICY.audit.probe_draws
 
-importlib.import_module("dpfuzz.testers.hockey_stick")  # its first import (≈ 1 s) would eat the timed tests' 1 s
+# its first import (≈ 1 s) would eat the timed tests' 1 s
+importlib.import_module("dpfuzz.testers.hockey_stick")
 
 
 def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on [0, 1] records
@@ -35,18 +36,24 @@ def test_the_estimate_on_an_exact_laplace_pair_is_below_and_close_to_the_truth()
     # ≈ 0.004 and the joint bound's margin is ≈ 1.5 of them, so the certified ε is ≈ 0.99. A 95%
     # bound exceeds 1 in up to 5% of seeds (this seed: 1.0003; over 400 seeds at a third of the
     # draws, 2.3%), but 1.02 only ≈ 6 standard errors above its mean, which no seed reaches.
-    estimate = estimate_epsilon(laplace_sum, DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), seed=0)
+    estimate = estimate_epsilon(
+        laplace_sum, DatasetPair(np.array([0.0]), np.array([0.0, 1.0])), seed=0
+    )
     assert 0.97 <= estimate.epsilon_lower_bound <= 1.02
     assert estimate.draws <= 4_000_000 and "x" in estimate.event
 
 
 def test_randomized_response_estimates_exceed_the_true_epsilon_in_at_most_beta_of_seeds():
-    # A valid 95% lower bound exceeds the true ε = 1 with probability ≤ 0.05: over 100 seeds
-    # more than 12 exceedances has probability ≈ 0.002 under a valid bound (Binomial(100, 0.05)).
+    # A valid 95% lower bound exceeds the true ε = 1 with probability ≤ 0.05: over 100 seeds more
+    # than 12 exceedances has probability ≈ 0.002 under a valid bound (Binomial(100, 0.05)).
     # Randomized response sits at the joint bound's corner (both ratios e^ε), where it is nearly
-    # exact: measured 9 of these 100 seeds, 30 of 600 (seeds 0–599); per-side Clopper–Pearson 1 of 100.
+    # exact: measured 9 of these 100 seeds, 30 of 600 (seeds 0–599); per-side Clopper–Pearson 1 of
+    # 100.
     item = entry("RandomizedResponse")
-    estimates = [estimate_epsilon(item(), item.witness(), seed=seed, max_draws=200_000).epsilon_lower_bound for seed in range(100)]
+    estimates = [
+        estimate_epsilon(item(), item.witness(), seed=seed, max_draws=200_000).epsilon_lower_bound
+        for seed in range(100)
+    ]
     assert sum(value > 1.0 for value in estimates) <= 12
     assert np.median(estimates) > 0.97  # and close: measured 0.989 (per-side bounds: 0.98)
 
@@ -58,7 +65,9 @@ def test_searched_estimates_exceed_the_true_epsilon_in_at_most_beta_of_seeds():
     # As above, more than 12 exceedances of 100 has probability ≈ 0.002 under a valid bound
     # (measured: 2 of 100, median 0.974 at 300,000 draws).
     estimates = [
-        estimate_epsilon(laplace_sum, Domain(max_size=3), seed=seed, max_draws=300_000).epsilon_lower_bound
+        estimate_epsilon(
+            laplace_sum, Domain(max_size=3), seed=seed, max_draws=300_000
+        ).epsilon_lower_bound
         for seed in range(100)
     ]
     assert sum(value > 1.0 for value in estimates) <= 12
@@ -79,7 +88,11 @@ def test_pairs_and_directions_are_ranked_by_the_epsilon_they_certify():
         lower_tail = tester.certify_counts(event, (17_161, n), (13_761, n), claim, 0.05)
         upper_tail = tester.certify_counts(event, (193_083, n), (185_957, n), claim, 0.05)
         assert lower_tail.epsilon_lower_bound > 0.18 > 0.04 > upper_tail.epsilon_lower_bound
-        ranked = max((lower_tail, "lower tail"), (upper_tail, "upper tail"), key=lambda pair: tester.score(pair[0]))
+        ranked = max(
+            (lower_tail, "lower tail"),
+            (upper_tail, "upper tail"),
+            key=lambda pair: tester.score(pair[0]),
+        )
         assert ranked[1] == expected
 
 
@@ -87,7 +100,9 @@ def test_the_estimate_of_a_noisy_max_value_uses_the_tail_with_the_larger_loss():
     # End to end on the same pair: the lower tail certifies ≈ 0.2 with 10^6 draws, the upper ≈ 0.03.
     item = entry("NoisyMaxValueLaplace")
     pair = DatasetPair(np.ones(5), np.full(5, 2.0))
-    estimate = estimate_epsilon(item(epsilon=0.1), pair, seed=0, max_draws=1_000_000, domain=item.domain())
+    estimate = estimate_epsilon(
+        item(epsilon=0.1), pair, seed=0, max_draws=1_000_000, domain=item.domain()
+    )
     assert estimate.epsilon_lower_bound > 0.1 and "<" in estimate.event
 
 
@@ -105,18 +120,32 @@ def test_one_pair_is_oriented_and_its_event_chosen_in_one_fit():
 
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     estimate = estimate_epsilon(outlier_sum, pair, seed=0, max_draws=200_000)
-    assert estimate.pair == pair.swapped() and estimate.epsilon_lower_bound > 3.0 and ">" in estimate.event
-    assert estimate.report.trials == 1 and not estimate.report.history and "one pair fitted on" in estimate.report.summary()
+    assert (
+        estimate.pair == pair.swapped()
+        and estimate.epsilon_lower_bound > 3.0
+        and ">" in estimate.event
+    )
+    assert (
+        estimate.report.trials == 1
+        and not estimate.report.history
+        and "one pair fitted on" in estimate.report.summary()
+    )
     rng = np.random.default_rng(1)
     x0, x1 = outlier_sum(pair.d0, 20_000, rng), outlier_sum(pair.d1, 20_000, rng)
     tester, claim = HockeyStickTester(objective="epsilon"), PureDP(0.0)
     event, backward = tester.fit_oriented(x0, x1, claim, 0.05, rng, eval_size=50_000)
     assert tester.shares_fits and not HistogramTester().shares_fits
-    assert backward and event.interval == tester.fit_both(x0, x1, claim, 0.05, rng, eval_size=50_000)[1].interval
+    assert (
+        backward
+        and event.interval
+        == tester.fit_both(x0, x1, claim, 0.05, rng, eval_size=50_000)[1].interval
+    )
 
 
 def test_a_domain_is_searched_and_a_delta_is_honoured():
-    estimate = estimate_epsilon(laplace_sum, Domain(max_size=3), delta=1e-3, seed=0, max_draws=1_000_000)
+    estimate = estimate_epsilon(
+        laplace_sum, Domain(max_size=3), delta=1e-3, seed=0, max_draws=1_000_000
+    )
     assert 0.8 < estimate.epsilon_lower_bound <= 1.0 and estimate.delta == 1e-3
     Domain(max_size=3).validate_pair(estimate.pair)
     # Two stages: a search audit chooses the pair, a second audit of that pair alone certifies;
@@ -125,7 +154,9 @@ def test_a_domain_is_searched_and_a_delta_is_honoured():
     assert search.trials == 10 and estimate.report.trials == 1
     assert estimate.pair in (search.candidate, search.candidate.swapped())
     assert search.draws + estimate.report.draws == estimate.draws <= 1_000_000
-    again = estimate_epsilon(laplace_sum, Domain(max_size=3), delta=1e-3, seed=estimate.seed, max_draws=estimate.draws)
+    again = estimate_epsilon(
+        laplace_sum, Domain(max_size=3), delta=1e-3, seed=estimate.seed, max_draws=estimate.draws
+    )
     assert again.epsilon_lower_bound == estimate.epsilon_lower_bound and again.pair == estimate.pair
     with pytest.raises(InvalidArgument, match="give max_draws >= 43,064"):
         estimate_epsilon(laplace_sum, Domain(max_size=3), max_draws=40_000)
@@ -133,17 +164,28 @@ def test_a_domain_is_searched_and_a_delta_is_honoured():
     page, (n_p, n_q) = estimate.to_html(), estimate.report.verification.num_samples
     counts = estimate.report.verification.details
     assert estimate.headline() in page and "<h2>Search</h2>" in page and "held-out ε bound" in page
-    assert f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of {n_q:,} on d1" in page
+    assert (
+        f"{counts['count_p']:,} of {n_p:,} outputs on d0 and {counts['count_q']:,} of {n_q:,} on d1"
+        in page
+    )
     assert "not those the event and the pair were chosen on" in page
     assert f"estimate_epsilon(..., max_draws={estimate.draws}, seed={estimate.seed})" in page
 
 
 def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
-    assert enclosing_domain([DatasetPair(np.array([1.0]), np.array([1.0, 0.0]))]).relation.name == "add_remove"
-    assert enclosing_domain([DatasetPair(np.array([1.0, 2.0]), np.array([1.0, 3.0]))]).relation.name == "substitute"
+    assert (
+        enclosing_domain([DatasetPair(np.array([1.0]), np.array([1.0, 0.0]))]).relation.name
+        == "add_remove"
+    )
+    assert (
+        enclosing_domain([DatasetPair(np.array([1.0, 2.0]), np.array([1.0, 3.0]))]).relation.name
+        == "substitute"
+    )
     answers = DatasetPair(np.array([0, 1, 1]), np.array([1, 0, 1]))
     assert enclosing_domain([answers]).relation.name == "linf"
-    with pytest.raises(InvalidArgument, match="not neighbours under add_remove, substitute or linf"):
+    with pytest.raises(
+        InvalidArgument, match="not neighbours under add_remove, substitute or linf"
+    ):
         enclosing_domain([DatasetPair(np.array([0.0, 0.0]), np.array([5.0, 5.0, 5.0, 5.0]))])
     # With a domain, pairs are measured under its relation and must be its neighbours.
     queries = Domain(low=0.0, high=2.0, min_size=5, max_size=5, relation="linf")
@@ -157,27 +199,56 @@ def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
 
 def test_the_estimate_command(tmp_path, capsys):
     path, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
-    assert main(["estimate", "RandomizedResponse", "--witness", "--max-draws", "200000", "--json", str(path), "--html", str(page)]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "RandomizedResponse",
+                "--witness",
+                "--max-draws",
+                "200000",
+                "--json",
+                str(path),
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     written = json.loads(path.read_text())
     # A fresh seed each run. The truth is 1, and the joint bound is at or above it in about β of
     # runs (22 of 400 seeds at this budget, the largest 1.008; the smallest 0.968).
-    assert out.startswith(f"ε ≥ {written['epsilon_lower_bound']:.4g}") and "at δ = 0 for RandomizedResponse" in out
+    assert (
+        out.startswith(f"ε ≥ {written['epsilon_lower_bound']:.4g}")
+        and "at δ = 0 for RandomizedResponse" in out
+    )
     assert 0.9 <= written["epsilon_lower_bound"] <= 1.05
     assert written["report"]["seed"] == written["seed"] and written["search"] is None
     assert written["epsilon_lower_bound"] == written["report"]["epsilon_lower_bound"]
-    # The summary and the page say how to rerun it (the seed pinned, the report files left out); it reruns exactly.
-    rerun = f"dpfuzz estimate RandomizedResponse --witness --max-draws 200000 --seed {written['seed']}"
+    # The summary and the page say how to rerun it (the seed pinned, the report files left out); it
+    # reruns exactly.
+    rerun = (
+        f"dpfuzz estimate RandomizedResponse --witness --max-draws 200000 --seed {written['seed']}"
+    )
     assert f"rerun   {rerun}" in out and written["reproduce"] == rerun
     html = page.read_text()
-    assert html.startswith("<!DOCTYPE html>") and rerun in html and "not those the event was chosen on" in html
+    assert (
+        html.startswith("<!DOCTYPE html>")
+        and rerun in html
+        and "not those the event was chosen on" in html
+    )
     assert "<h2>Search</h2>" not in html  # one pair: nothing was searched
     assert main([*rerun.split()[1:], "--json", str(path)]) == 0
     rerun_written = json.loads(path.read_text())
-    assert rerun_written["seed"] == rerun_written["report"]["seed"] == written["seed"]  # the seed given is the one run
+    # the seed given is the one run
+    assert rerun_written["seed"] == rerun_written["report"]["seed"] == written["seed"]
     assert rerun_written["epsilon_lower_bound"] == written["epsilon_lower_bound"]
     capsys.readouterr()
-    assert main(["estimate", "RandomizedResponse", "--witness", "--max-seconds", "2", "--seed", "0"]) == 0
+    assert (
+        main(["estimate", "RandomizedResponse", "--witness", "--max-seconds", "2", "--seed", "0"])
+        == 0
+    )
     assert "rerun" not in capsys.readouterr().out  # the clock chose its draws: no exact rerun
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
 
@@ -196,21 +267,40 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
     timed = estimate_epsilon(laplace_sum, pair, max_seconds=2.0, seed=3)
     assert 0.7 <= timed.epsilon_lower_bound <= 1.05 and timed.draws > 10_000
     capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
-    assert capped.draws <= 400_000 and not any("ended verification" in note for note in capped.report.notes)
+    assert capped.draws <= 400_000 and not any(
+        "ended verification" in note for note in capped.report.notes
+    )
     assert timed.seed == capped.seed == 3  # the seed given, not one derived from it
     again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
     assert f"estimate_epsilon(..., max_draws={capped.draws}, seed=3)" in capped.to_html()
-    # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from its own seed).
+    # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from
+    # its own seed).
     returned_pilot = any(stop.reason is StopReason.PILOT_RETURNED for stop in timed.report.stops)
-    assert ("(a timed estimate: exactly so only where max_draws" in timed.to_html()) != returned_pilot
-    cut_note = "max_seconds ended verification at 1,000 outputs per side (its event chosen for 3,333)."
-    cut = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.VERIFICATION_CLOCK, cut_note),)))
+    assert (
+        "(a timed estimate: exactly so only where max_draws" in timed.to_html()
+    ) != returned_pilot
+    cut_note = (
+        "max_seconds ended verification at 1,000 outputs per side (its event chosen for 3,333)."
+    )
+    cut = replace(
+        timed, report=replace(timed.report, stops=(Stop(StopReason.VERIFICATION_CLOCK, cut_note),))
+    )
     assert f"note    {cut_note}" in cut.summary() and "note" not in capped.summary()
-    pilot_note = "the last pilot's estimate (seed 7, derived from seed 3): max_seconds=1 left no time for one twice its size"
-    pilot = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.PILOT_RETURNED, pilot_note),)))
+    pilot_note = (
+        "the last pilot's estimate (seed 7, derived from seed 3): max_seconds=1 left no time for"
+        " one twice its size"
+    )
+    pilot = replace(
+        timed, report=replace(timed.report, stops=(Stop(StopReason.PILOT_RETURNED, pilot_note),))
+    )
     assert f"note    {pilot_note}" in pilot.summary()
-    searched = replace(timed, report=replace(timed.report, stops=(Stop(StopReason.SEARCH_BUDGET, "the budget ended the search"),)))
+    searched = replace(
+        timed,
+        report=replace(
+            timed.report, stops=(Stop(StopReason.SEARCH_BUDGET, "the budget ended the search"),)
+        ),
+    )
     assert "note" not in searched.summary()  # the search's stops are not the certification's
     with pytest.raises(InvalidArgument, match="max_seconds"):
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
@@ -239,7 +329,9 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
 
     def certification(verify):
         budget = Budget(gaussian_sum, PROBE_DRAWS + 2 * (samples + verify))
-        return task.run([pair], 9, budget, samples, lambda outputs: (samples, verify, None)).verification.event
+        return task.run(
+            [pair], 9, budget, samples, lambda outputs: (samples, verify, None)
+        ).verification.event
 
     assert stretched.verification.event == certification(selection) != certification(verified)
 
@@ -277,7 +369,9 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
     assert report.draws <= 120_000
 
 
-def slow_laplace_sum(dataset, num_samples, rng):  # about 3,000 draws/s, like a library's one value per call
+def slow_laplace_sum(
+    dataset, num_samples, rng
+):  # about 3,000 draws/s, like a library's one value per call
     time.sleep(num_samples / 3_000)
     return laplace_sum(dataset, num_samples, rng)
 
@@ -293,10 +387,19 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
     assert estimate.seconds < 3.5 and estimate.draws > 6_064 and estimate.seed == 0
     assert 0.0 < estimate.epsilon_lower_bound <= 1.0
     # the clock ended the count (its cap, VERIFY_STRETCH times what the time affords, is no plan)
-    cut = r"max_seconds ended verification at [\d,]+ outputs per side \(its event chosen for [\d,]+\)\."
+    cut = (
+        r"max_seconds ended verification at [\d,]+ outputs per side \(its event chosen for"
+        r" [\d,]+\)\."
+    )
     assert any(re.fullmatch(cut, note) for note in estimate.report.notes)
     started = time.perf_counter()
-    with pytest.raises(InvalidArgument, match=r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,064 outputs.*max_seconds >= \d"):
+    with pytest.raises(
+        InvalidArgument,
+        match=(
+            r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,064"
+            r" outputs.*max_seconds >= \d"
+        ),
+    ):
         estimate_epsilon(slow_laplace_sum, pair, max_seconds=1.5, seed=0)
     assert time.perf_counter() - started < 1.5
 
@@ -320,7 +423,10 @@ def test_pilots_are_planned_on_the_time_the_setup_left():
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     estimate = estimate_epsilon(SlowStart(), pair, max_seconds=2.0, seed=0)
     assert estimate.draws <= smallest_budget(1) and estimate.seconds < 2.5
-    overrun = re.search(r"the call took ([\d.]+) s, over max_seconds=2: ([\d.]+) s of it was setup", estimate.summary())
+    overrun = re.search(
+        r"the call took ([\d.]+) s, over max_seconds=2: ([\d.]+) s of it was setup",
+        estimate.summary(),
+    )
     assert overrun and float(overrun[1]) >= float(overrun[2]) >= 2.0
 
 
@@ -338,7 +444,11 @@ def test_a_search_without_evidence_takes_the_first_classic_pair():
         # nothing certified (at these seeds; a false positive has probability β): the summary
         # says what the certification's outputs could have shown instead
         assert estimate.epsilon_lower_bound == 0
-        assert re.search(r"power   nothing certified: [\d,]+ outputs per side would have certified a privacy loss of 0\.\d+ on this event", estimate.summary())
+        assert re.search(
+            r"power   nothing certified: [\d,]+ outputs per side would have certified a privacy"
+            r" loss of 0\.\d+ on this event",
+            estimate.summary(),
+        )
 
 
 def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
@@ -352,14 +462,24 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
     n, beta = 57_792, 0.1
 
     def record(d1, forward, backward):
-        results = [SimpleNamespace(details={"count_p": p, "count_q": q}, num_samples=(n, n)) for p, q in (forward, backward)]
-        return SimpleNamespace(pair=DatasetPair(np.zeros(5), np.array(d1)), forward=results[0], backward=results[1])
+        results = [
+            SimpleNamespace(details={"count_p": p, "count_q": q}, num_samples=(n, n))
+            for p, q in (forward, backward)
+        ]
+        return SimpleNamespace(
+            pair=DatasetPair(np.zeros(5), np.array(d1)), forward=results[0], backward=results[1]
+        )
 
     lucky = record([0.8, 0.6, -1.0, -0.6, -0.8], (57_791, 57_784), (57_677, 57_698))
     moved_up = record([1.0] * 5, (3_329, 3_955), (3_955, 3_329))
-    assert pure_dp_epsilon_lower(57_791, n, 57_784, n, beta) > pure_dp_epsilon_lower(3_955, n, 3_329, n, beta) > 0.1
+    assert (
+        pure_dp_epsilon_lower(57_791, n, 57_784, n, beta)
+        > pure_dp_epsilon_lower(3_955, n, 3_329, n, beta)
+        > 0.1
+    )
     chosen = chosen_pair(SimpleNamespace(history=[lucky, moved_up]), 0.0, beta)
-    assert chosen == moved_up.pair.swapped()  # the backward test, (M(d1), M(d0)), certified the bound
+    # the backward test, (M(d1), M(d0)), certified the bound
+    assert chosen == moved_up.pair.swapped()
 
 
 def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(monkeypatch):
@@ -381,7 +501,9 @@ def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(mo
     for threshold, expected in ((samples + 1, samples - samples // 2), (samples, final)):
         sizes.clear()
         policy = EstimationPolicy(final_size_search=threshold)
-        estimate_epsilon(laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws, policy=policy)
+        estimate_epsilon(
+            laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws, policy=policy
+        )
         assert sizes == [(samples // 2, expected)] * POLICY.search_trials
 
 
@@ -395,13 +517,15 @@ def test_the_time_plan_extrapolates_the_pilots_pace():
     # 0.1 s fixed plus 0.1 µs per draw (k ≈ 0.66): affine through both, so 10 s affords 9.9·10^7.
     fixed_cost = pilots((1_000_000, 0.2), (4_000_000, 0.5))
     assert planned_draws(fixed_cost, 10.0) == pytest.approx(99_000_000, rel=1e-6)
-    # SVT6's searches (k ≈ 0.25): affine, 0.15 s per 258,384 draws, where proportional gave 1.4·10^6.
+    # SVT6's searches (k ≈ 0.25): affine, 0.15 s per 258,384 draws, where proportional gave
+    # 1.4·10^6.
     svt6 = pilots((86_128, 0.36), (344_512, 0.51))
     assert planned_draws(svt6, 2.1) == pytest.approx(344_512 + 1.59 * 258_384 / 0.15, rel=1e-6)
     # k just above 0.1: affine, but at most three times the proportional plan (not 2·10^8).
     barely = pilots((1_000_000, 0.40), (4_000_000, 0.46))
     assert planned_draws(barely, 4.6) == pytest.approx(3 * 40_000_000, rel=1e-6)
-    # Two near-equal times (k < 0.1) measure no pace: proportional to the last pilot, not 10^9 draws.
+    # Two near-equal times (k < 0.1) measure no pace: proportional to the last pilot, not 10^9
+    # draws.
     unmeasured = pilots((1_000_000, 0.30), (4_000_000, 0.31))
     assert planned_draws(unmeasured, 3.1) == pytest.approx(40_000_000, rel=1e-6)
     assert planned_draws(pilots((1_000_000, 0.5)), 2.0) == 4_000_000
@@ -426,14 +550,25 @@ def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
     # The audit's probe shows the outputs' shape before the fit is drawn: a scalar mechanism's
     # estimate fits on fit_samples(..., scalar=True) and certifies on the rest of the same draws.
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+
     def twice(dataset, num_samples, rng):  # the same release in two columns: a vector output
         return laplace_sum(dataset, num_samples, rng)[:, None].repeat(2, axis=1)
 
     scalar = estimate_epsilon(laplace_sum, pair, max_draws=6_000_000, seed=0).report
     vector = estimate_epsilon(twice, pair, max_draws=6_000_000, seed=0).report
     budget = 6_000_000 - PROBE_DRAWS
-    assert scalar.samples == fit_samples(budget, scalar=True) == 1_000_000 < vector.samples == fit_samples(budget)
-    assert scalar.verification.num_samples[0] == (budget - 2 * scalar.samples) // 2 == verification_samples(6_000_000, True)
+    assert (
+        scalar.samples
+        == fit_samples(budget, scalar=True)
+        == 1_000_000
+        < vector.samples
+        == fit_samples(budget)
+    )
+    assert (
+        scalar.verification.num_samples[0]
+        == (budget - 2 * scalar.samples) // 2
+        == verification_samples(6_000_000, True)
+    )
     assert scalar.draws <= 6_000_000 and vector.draws <= 6_000_000
 
 
@@ -441,5 +576,8 @@ def test_an_estimate_whose_fitting_outputs_cannot_fit_in_memory_is_refused_befor
     def wide(dataset, num_samples, rng):  # 200,000 values per output
         return np.zeros((num_samples, 200_000)) + dataset.sum()
 
-    with pytest.raises(InvalidArgument, match=r"max_draws=.* would need about .* GiB for .* fitting outputs per side"):
+    with pytest.raises(
+        InvalidArgument,
+        match=r"max_draws=.* would need about .* GiB for .* fitting outputs per side",
+    ):
         estimate_epsilon(wide, Domain(max_size=2), max_draws=10**8, seed=0)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpfuzz import DatasetPair, InvalidArgument, Domain, GridFinder, RandomFinder
+from dpfuzz import DatasetPair, Domain, GridFinder, InvalidArgument, RandomFinder
 from dpfuzz.finders import make_finder
 
 DOMAINS = [
@@ -40,13 +40,22 @@ def test_grid_is_deterministic_corners_first_and_refines(rng):
     pairs = [first.ask() for _ in range(30)]
     assert pairs == [second.ask() for _ in range(30)]  # the grid ignores randomness
     keys = {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in pairs}
-    assert len(keys) == 30  # no pair twice: a 2-point grid has 6 distinct pairs, the rest are refinements
+    # no pair twice: a 2-point grid has 6 distinct pairs, the rest are refinements
+    assert len(keys) == 30
     corners = {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in pairs[:6]}
-    assert {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in domain.relation.classic_pairs(domain)} <= corners
+    assert {
+        (tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in domain.relation.classic_pairs(domain)
+    } <= corners
 
 
 def test_unknown_finder_names():
-    with pytest.raises(InvalidArgument, match="finder must be one of 'random', 'grid', 'hypothesis', 'vizier'; got 'grdi'. Did you mean 'grid'"):
+    with pytest.raises(
+        InvalidArgument,
+        match=(
+            "finder must be one of 'random', 'grid', 'hypothesis', 'vizier'; got 'grdi'. Did you"
+            " mean 'grid'"
+        ),
+    ):
         make_finder("grdi")
 
 
@@ -55,10 +64,10 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from dpfuzz import audit  # noqa: E402
-from dpfuzz.finders import HypothesisFinder  # noqa: E402
-from dpfuzz.strategies import neighbouring_pairs  # noqa: E402
 from dpfuzz.catalogue import entry  # noqa: E402
 from dpfuzz.engine import AuditPolicy  # noqa: E402
+from dpfuzz.finders import HypothesisFinder  # noqa: E402
+from dpfuzz.strategies import neighbouring_pairs  # noqa: E402
 
 RELATIONS = DOMAINS + [
     Domain(low=0.0, high=2.0, min_size=4, max_size=4, relation="linf"),
@@ -67,17 +76,27 @@ RELATIONS = DOMAINS + [
 ]
 
 
-@pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
+@pytest.mark.parametrize(
+    "domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}"
+)
 def test_every_point_of_the_unit_cube_is_a_neighbouring_pair(domain):
     @settings(max_examples=200, deadline=None, database=None)
-    @given(unit=st.lists(st.floats(0, 1), min_size=domain.relation.unit_dimension(domain), max_size=domain.relation.unit_dimension(domain)))
+    @given(
+        unit=st.lists(
+            st.floats(0, 1),
+            min_size=domain.relation.unit_dimension(domain),
+            max_size=domain.relation.unit_dimension(domain),
+        )
+    )
     def check(unit):
         domain.validate_pair(domain.relation.pair_from_unit(domain, np.array(unit)))
 
     check()
 
 
-@pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
+@pytest.mark.parametrize(
+    "domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}"
+)
 def test_strategies_and_finders_respect_every_relation(domain, rng):
     @settings(max_examples=100, deadline=None, database=None)
     @given(pair=neighbouring_pairs(domain))
@@ -91,9 +110,14 @@ def test_strategies_and_finders_respect_every_relation(domain, rng):
             domain.validate_pair(finder.ask())
 
 
-@pytest.mark.parametrize("domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}")
+@pytest.mark.parametrize(
+    "domain", RELATIONS, ids=lambda d: f"{d.relation}-{d.dtype}-k{d.distance}-dim{d.dim}"
+)
 def test_classic_units_are_the_classic_pairs_on_the_unit_cube(domain):
-    assert [domain.relation.pair_from_unit(domain, unit) for unit in domain.relation.classic_units(domain)] == domain.relation.classic_pairs(domain)
+    assert [
+        domain.relation.pair_from_unit(domain, unit)
+        for unit in domain.relation.classic_units(domain)
+    ] == domain.relation.classic_pairs(domain)
 
 
 def test_hypothesis_finder_tries_the_classic_patterns_first(rng):
@@ -115,7 +139,10 @@ def test_groups_of_k_records_are_neighbours():
         domain.validate_pair(DatasetPair(np.array([0.1]), np.array([0.1, 0.5])))
     with pytest.raises(ValueError, match="distance must be an int >= 1"):
         Domain(distance=0)
-    assert domain.relation.classic_pairs(domain)[0].d1.tolist() == [0.0, 0.0] and domain.relation.classic_pairs(domain)[0].d0.size == 0
+    assert (
+        domain.relation.classic_pairs(domain)[0].d1.tolist() == [0.0, 0.0]
+        and domain.relation.classic_pairs(domain)[0].d0.size == 0
+    )
 
 
 def test_sobol_search_finds_the_median_bug_that_patterns_miss():
@@ -123,7 +150,15 @@ def test_sobol_search_finds_the_median_bug_that_patterns_miss():
     # extreme-record patterns never show it, quasi-random pairs do within 20 trials.
     item = entry("ExponentialMedianNoHalf")
     found = [
-        audit(item(), item.claim(), item.domain(), finder=RandomFinder(sampler="sobol"), trials=20, samples=20_000, seed=seed).violated
+        audit(
+            item(),
+            item.claim(),
+            item.domain(),
+            finder=RandomFinder(sampler="sobol"),
+            trials=20,
+            samples=20_000,
+            seed=seed,
+        ).violated
         for seed in range(3)
     ]
     assert all(found)
@@ -134,11 +169,23 @@ def test_hypothesis_finder_shrinks_the_witness_reproducibly(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     item = entry("NonDPLaplaceMean1")
     reports = [
-        audit(item(), item.claim(), item.domain(), finder=HypothesisFinder(patterns=False), trials=30, samples=20_000, seed=4)
+        audit(
+            item(),
+            item.claim(),
+            item.domain(),
+            finder=HypothesisFinder(patterns=False),
+            trials=30,
+            samples=20_000,
+            seed=4,
+        )
         for _ in range(2)
     ]
     first, second = reports
-    assert first.violated and first.history_pairs() == second.history_pairs() and first.witness == second.witness
+    assert (
+        first.violated
+        and first.history_pairs() == second.history_pairs()
+        and first.witness == second.witness
+    )
     # Shrunk: the smallest neighbouring pair of the domain (one record against two), simple values.
     assert {len(first.witness.d0), len(first.witness.d1)} == {1, 2}
     assert set(np.concatenate([first.witness.d0, first.witness.d1]).tolist()) <= {0.0, 1.0}
@@ -146,14 +193,34 @@ def test_hypothesis_finder_shrinks_the_witness_reproducibly(tmp_path, monkeypatc
 
 
 def test_history_replays_exactly():
-    # (a fixed list of pairs races exactly its trials, so the original does too: docs/decisions/0017)
+    # (a fixed list of pairs races exactly its trials, so the original does too:
+    # docs/decisions/0017)
     item = entry("NonDPLaplaceMean2")
-    report = audit(item(), item.claim(), item.domain(), trials=4, samples=5_000, seed=9, policy=AuditPolicy(racing_fill=False))
-    replayed = audit(item(), item.claim(), item.domain(), finder=report.history_pairs(), trials=4, samples=5_000, seed=9)
-    assert [record.score for record in replayed.history] == [record.score for record in report.history]
+    report = audit(
+        item(),
+        item.claim(),
+        item.domain(),
+        trials=4,
+        samples=5_000,
+        seed=9,
+        policy=AuditPolicy(racing_fill=False),
+    )
+    replayed = audit(
+        item(),
+        item.claim(),
+        item.domain(),
+        finder=report.history_pairs(),
+        trials=4,
+        samples=5_000,
+        seed=9,
+    )
+    assert [record.score for record in replayed.history] == [
+        record.score for record in report.history
+    ]
 
 
-# -- Vizier -----------------------------------------------------------------------------------------
+# -- Vizier
+# -----------------------------------------------------------------------------------------
 def _vizier_available() -> bool:
     import importlib.util
 
@@ -176,7 +243,16 @@ def test_vizier_finder_audits_reproducibly():
     item = entry("NonDPLaplaceMean1")
     reports = [
         # fixed sampling: every trial runs, so the GP's suggestions after the patterns are exercised
-        audit(item(), item.claim(), item.domain(), finder="vizier", trials=10, samples=20_000, seed=1, sampling="fixed")
+        audit(
+            item(),
+            item.claim(),
+            item.domain(),
+            finder="vizier",
+            trials=10,
+            samples=20_000,
+            seed=1,
+            sampling="fixed",
+        )
         for _ in range(2)
     ]
     assert reports[0].violated and reports[0].history_pairs() == reports[1].history_pairs()
@@ -191,4 +267,7 @@ def test_the_default_search_refutes_the_median_bug_that_needs_interior_records()
     # ExponentialMedianNoHalf violates only on datasets with interior records; the racing fills
     # the quick budget's spare search draws with more random pairs (docs/decisions/0017).
     item = entry("ExponentialMedianNoHalf")
-    assert all(audit(item(), item.claim(), item.domain(), budget="quick", seed=seed).violated for seed in range(5))
+    assert all(
+        audit(item(), item.claim(), item.domain(), budget="quick", seed=seed).violated
+        for seed in range(5)
+    )

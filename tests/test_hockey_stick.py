@@ -13,8 +13,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dpfuzz import ApproxDP, HockeyStickTester, PureDP, RenyiDP, UnsupportedClaimError, UnsupportedOutputError
-from dpfuzz import divergences
+from dpfuzz import (
+    ApproxDP,
+    HockeyStickTester,
+    PureDP,
+    RenyiDP,
+    UnsupportedClaimError,
+    UnsupportedOutputError,
+    divergences,
+)
 
 BETA = 0.05
 REPETITIONS = 200
@@ -41,10 +48,18 @@ def test_bound_stays_below_closed_form_hockey_stick(name):
     rng = np.random.default_rng(1)
     tester = HockeyStickTester()
     bounds = np.array(
-        [tester.test(draw(rng, 20_000, 0.0), draw(rng, 20_000, 1.0), PureDP(0.5), BETA, rng).bound for _ in range(REPETITIONS)]
+        [
+            tester.test(
+                draw(rng, 20_000, 0.0), draw(rng, 20_000, 1.0), PureDP(0.5), BETA, rng
+            ).bound
+            for _ in range(REPETITIONS)
+        ]
     )
     below = int(np.sum(bounds <= truth))
-    print(f"{name}: {below}/{REPETITIONS} bounds below H = {truth:.4f}; mean bound {bounds.mean():.4f}")
+    print(
+        f"{name}: {below}/{REPETITIONS} bounds below H = {truth:.4f}; mean bound"
+        f" {bounds.mean():.4f}"
+    )
     assert below >= (1 - BETA) * REPETITIONS
 
 
@@ -56,7 +71,12 @@ def test_bound_approaches_closed_form_as_samples_grow(name):
     gaps = []
     for n in (1_000, 10_000, 100_000, 1_000_000):
         rngs = [np.random.default_rng(seed) for seed in range(3)]
-        mean = np.mean([tester.test(draw(r, n, 0.0), draw(r, n, 1.0), PureDP(0.5), BETA, r).bound for r in rngs])
+        mean = np.mean(
+            [
+                tester.test(draw(r, n, 0.0), draw(r, n, 1.0), PureDP(0.5), BETA, r).bound
+                for r in rngs
+            ]
+        )
         gaps.append(truth - mean)
         print(f"{name} n={n:>9,}: H = {truth:.4f}, mean bound {mean:.4f}, gap {truth - mean:.4f}")
     # The gap is a confidence width of order 1/sqrt(n): it must shrink at every step and be
@@ -71,11 +91,15 @@ def test_epsilon_lower_bound_is_valid_and_nearly_tight():
     rng = np.random.default_rng(3)
     tester = HockeyStickTester(objective="epsilon")
     lower_bounds = [
-        tester.test(rng.laplace(0, 1, 20_000), rng.laplace(1, 1, 20_000), PureDP(0.5), BETA, rng).epsilon_lower_bound
+        tester.test(
+            rng.laplace(0, 1, 20_000), rng.laplace(1, 1, 20_000), PureDP(0.5), BETA, rng
+        ).epsilon_lower_bound
         for _ in range(REPETITIONS)
     ]
     assert sum(value is None or value <= 1.0 for value in lower_bounds) >= (1 - BETA) * REPETITIONS
-    big = tester.test(rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.5), BETA, rng)
+    big = tester.test(
+        rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.5), BETA, rng
+    )
     print(f"epsilon lower bound at 1e6 samples: {big.epsilon_lower_bound:.4f} (true 1)")
     assert 0.9 < big.epsilon_lower_bound <= 1.0
 
@@ -86,17 +110,31 @@ def test_the_detectable_privacy_loss_is_the_smallest_count_the_joint_bound_certi
     # not (checked against `pure_dp_epsilon_lower` itself); the loss stated is the plug-in there.
     from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 
-    tester, event, n = HockeyStickTester(certificate="privacy_loss"), SimpleNamespace(describe=lambda: "S"), 30_000
+    tester, event, n = (
+        HockeyStickTester(certificate="privacy_loss"),
+        SimpleNamespace(describe=lambda: "S"),
+        30_000,
+    )
     for claimed, k_p, k_q in ((0.0, 15_000, 15_100), (0.2, 3_000, 2_900), (0.0, 29_547, 29_561)):
-        power = tester.detectable(tester.certify_counts(event, (k_p, n), (k_q, n), PureDP(claimed), BETA))
+        power = tester.detectable(
+            tester.certify_counts(event, (k_p, n), (k_q, n), PureDP(claimed), BETA)
+        )
         k = power["count_p_needed"]
-        assert pure_dp_epsilon_lower(k, n, k_q, n, BETA) > claimed >= pure_dp_epsilon_lower(k - 1, n, k_q, n, BETA)
+        assert (
+            pure_dp_epsilon_lower(k, n, k_q, n, BETA)
+            > claimed
+            >= pure_dp_epsilon_lower(k - 1, n, k_q, n, BETA)
+        )
         plug_in = max(math.log(k / k_q), math.log((n - k_q) / (n - k)))
-        assert power["value"] == power["epsilon"] == pytest.approx(plug_in) and claimed < plug_in < 1
+        assert (
+            power["value"] == power["epsilon"] == pytest.approx(plug_in) and claimed < plug_in < 1
+        )
     # An event with no output under Q has no finite plug-in loss: the count alone is stated.
     empty = tester.detectable(tester.certify_counts(event, (0, n), (0, n), PureDP(0.0), BETA))
     k = empty["count_p_needed"]
-    assert empty["value"] is None and pure_dp_epsilon_lower(k, n, 0, n, BETA) > 0 >= pure_dp_epsilon_lower(k - 1, n, 0, n, BETA)
+    assert empty["value"] is None and pure_dp_epsilon_lower(
+        k, n, 0, n, BETA
+    ) > 0 >= pure_dp_epsilon_lower(k - 1, n, 0, n, BETA)
 
 
 def test_pure_claims_under_the_privacy_loss_certificate_are_certified_jointly():
@@ -107,13 +145,17 @@ def test_pure_claims_under_the_privacy_loss_certificate_are_certified_jointly():
     # seed: 0.986 certified against 0.993 plug-in.)
     rng = np.random.default_rng(4)
     tester = HockeyStickTester(objective="epsilon", certificate="privacy_loss")
-    result = tester.test(rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.9), BETA, rng)
+    result = tester.test(
+        rng.laplace(0, 1, 1_000_000), rng.laplace(1, 1, 1_000_000), PureDP(0.9), BETA, rng
+    )
     assert result.divergence == "privacy_loss" and result.threshold == 0.9
     assert result.violated and result.epsilon_lower_bound == result.bound <= 1.0
     assert result.bound < result.estimate and tester.score(result) == result.bound
     assert tester.detectable(result)["value"] > result.threshold
     best = tester.max_certifiable(PureDP(20.0), 1_000, BETA)
-    perfect = tester.certify_counts(SimpleNamespace(describe=lambda: "S"), (1_000, 1_000), (0, 1_000), PureDP(20.0), BETA)
+    perfect = tester.certify_counts(
+        SimpleNamespace(describe=lambda: "S"), (1_000, 1_000), (0, 1_000), PureDP(20.0), BETA
+    )
     assert best == perfect.bound and 5 < best < 20 and not perfect.violated
 
 
@@ -127,7 +169,9 @@ def test_epsilon_objective_is_not_fooled_by_a_larger_held_out_sample():
         return (shift + rng.laplace(0.0, 20.0, (n, 5))).max(axis=1)
 
     tester, claim = HockeyStickTester(objective="epsilon"), PureDP(0.1)
-    event = tester.fit(draw(1.0, 200_000), draw(2.0, 200_000), claim, BETA, rng, eval_size=1_000_000)
+    event = tester.fit(
+        draw(1.0, 200_000), draw(2.0, 200_000), claim, BETA, rng, eval_size=1_000_000
+    )
     result = tester.evaluate(event, draw(1.0, 1_000_000), draw(2.0, 1_000_000), claim, BETA)
     # True ε of this pair: 5 · 1/20 = 0.25 (the lower tail). Measured 0.19–0.22 over 5 seeds; before
     # the fix, None (an empty tiny interval). 0.12 keeps room for seed-to-seed spread.
@@ -146,7 +190,11 @@ def test_far_tails_of_1d_outputs_do_not_win_on_training_luck():
 
     from dpfuzz.testers.events import best_interval
 
-    tester, claim, shifted = HockeyStickTester(objective="epsilon"), PureDP(0.0), stats.laplace(1.0, 10.0)
+    tester, claim, shifted = (
+        HockeyStickTester(objective="epsilon"),
+        PureDP(0.0),
+        stats.laplace(1.0, 10.0),
+    )
     uncorrected = tester._selection_objective(claim, BETA, 1_000_000)
 
     def far(interval):
@@ -171,10 +219,16 @@ def test_far_tails_of_vector_outputs_do_not_win_on_training_luck():
     # so 30 seeds show the failure; at β the smallest P-mass over 40 seeds was 0.13.
     from scipy import special
 
-    tester, claim, fresh_rng = HockeyStickTester(objective="epsilon"), PureDP(0.0), np.random.default_rng(10**6)
+    tester, claim, fresh_rng = (
+        HockeyStickTester(objective="epsilon"),
+        PureDP(0.0),
+        np.random.default_rng(10**6),
+    )
 
     def draw(rng, shift, n):
-        return np.column_stack([rng.integers(0, 20, n).astype(float), shift + rng.laplace(0.0, 10.0, n)])
+        return np.column_stack(
+            [rng.integers(0, 20, n).astype(float), shift + rng.laplace(0.0, 10.0, n)]
+        )
 
     fresh, lighter = draw(fresh_rng, 1.0, 1_000_000), 2 * special.ndtr(-1.0)
 
@@ -182,7 +236,9 @@ def test_far_tails_of_vector_outputs_do_not_win_on_training_luck():
         far = 0
         for seed in range(30):
             rng = np.random.default_rng(seed)
-            event = tester.fit(draw(rng, 1.0, 40_000), draw(rng, 0.0, 40_000), claim, beta, rng, eval_size=400_000)
+            event = tester.fit(
+                draw(rng, 1.0, 40_000), draw(rng, 0.0, 40_000), claim, beta, rng, eval_size=400_000
+            )
             far += event.count(fresh) < 1_000
         return far
 
@@ -199,7 +255,10 @@ def test_epsilon_objective_keeps_a_small_effect_when_no_bound_is_predicted_posit
     exact = 0
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        p_side, q_side = (rng.random(4_000) < 0.06).astype(float), (rng.random(4_000) < 0.05).astype(float)
+        p_side, q_side = (
+            (rng.random(4_000) < 0.06).astype(float),
+            (rng.random(4_000) < 0.05).astype(float),
+        )
         event = tester.fit(p_side, q_side, claim, BETA, rng, eval_size=4_000)
         exact += event.count(np.array([[1.0]])) == 1 and event.count(np.array([[0.0]])) == 0
     assert exact >= 17
@@ -212,10 +271,18 @@ def test_renyi_bound_stays_below_closed_form(name):
     rng = np.random.default_rng(4)
     tester = HockeyStickTester()
     bounds = np.array(
-        [tester.test(draw(rng, 20_000, 0.0), draw(rng, 20_000, 1.0), RenyiDP(2.0, 0.1), BETA, rng).bound for _ in range(REPETITIONS)]
+        [
+            tester.test(
+                draw(rng, 20_000, 0.0), draw(rng, 20_000, 1.0), RenyiDP(2.0, 0.1), BETA, rng
+            ).bound
+            for _ in range(REPETITIONS)
+        ]
     )
     below = int(np.sum(bounds <= truth))
-    print(f"{name}: {below}/{REPETITIONS} Rényi bounds below R_2 = {truth:.4f}; mean {bounds.mean():.4f}")
+    print(
+        f"{name}: {below}/{REPETITIONS} Rényi bounds below R_2 = {truth:.4f}; mean"
+        f" {bounds.mean():.4f}"
+    )
     assert below >= (1 - BETA) * REPETITIONS and bounds.mean() > 0.5 * truth
 
 
@@ -224,7 +291,10 @@ def test_no_false_alarm_between_identical_distributions():
     # spurious events here; the held-out bound must stay at or below 0 in >= 95% of runs.
     rng = np.random.default_rng(5)
     tester = HockeyStickTester()
-    bounds = [tester.test(rng.normal(size=20_000), rng.normal(size=20_000), PureDP(0.0), BETA, rng).bound for _ in range(REPETITIONS)]
+    bounds = [
+        tester.test(rng.normal(size=20_000), rng.normal(size=20_000), PureDP(0.0), BETA, rng).bound
+        for _ in range(REPETITIONS)
+    ]
     assert sum(bound <= 0 for bound in bounds) >= (1 - BETA) * REPETITIONS
 
 
@@ -236,7 +306,9 @@ def test_gaussian_at_its_analytic_delta_is_rarely_refuted():
     refuted = 0
     for seed in range(100):
         rng = np.random.default_rng(seed)
-        refuted += tester.test(rng.normal(0, 1, 50_000), rng.normal(1, 1, 50_000), ApproxDP(0.5, delta), BETA, rng).violated
+        refuted += tester.test(
+            rng.normal(0, 1, 50_000), rng.normal(1, 1, 50_000), ApproxDP(0.5, delta), BETA, rng
+        ).violated
     print(f"Gaussian at its analytic (0.5, {delta:.4f}): refuted {refuted}/100")
     assert refuted <= 5
 
@@ -248,7 +320,13 @@ def test_vector_outputs_use_a_classifier_and_stay_valid():
     tester = HockeyStickTester()
     shift = np.array([1.0, 0.0, 0.0])
     results = [
-        tester.test(rng.normal(size=(20_000, 3)), rng.normal(size=(20_000, 3)) + shift, PureDP(0.5), BETA, rng)
+        tester.test(
+            rng.normal(size=(20_000, 3)),
+            rng.normal(size=(20_000, 3)) + shift,
+            PureDP(0.5),
+            BETA,
+            rng,
+        )
         for _ in range(20)
     ]
     assert all(result.bound <= truth for result in results)
@@ -258,7 +336,13 @@ def test_vector_outputs_use_a_classifier_and_stay_valid():
 
 def test_unsupported_claims_and_outputs_get_clear_errors(rng):
     tester = HockeyStickTester()
-    with pytest.raises(UnsupportedClaimError, match="refutes PureDP, ApproxDP, RenyiDP, GaussianDP and ZeroConcentratedDP claims, got 'eps=1'"):
+    with pytest.raises(
+        UnsupportedClaimError,
+        match=(
+            "refutes PureDP, ApproxDP, RenyiDP, GaussianDP and ZeroConcentratedDP claims, got"
+            " 'eps=1'"
+        ),
+    ):
         tester.test(np.zeros(10), np.zeros(10), "eps=1", BETA, rng)  # type: ignore[arg-type]
     with pytest.raises(UnsupportedOutputError, match="outputs of size 2 but samples1 of size 3"):
         tester.test(np.zeros((10, 2)), np.zeros((10, 3)), PureDP(1.0), BETA, rng)
@@ -290,7 +374,9 @@ def test_discrete_vector_outputs_certify_rare_patterns():
     listed = re.findall(r"\[([01]), [01], [01], [01], [01]\]", result.event)
     assert result.event.startswith("output pattern in {") and listed and set(listed) == {"1"}
     # The mechanism's words for a pattern replace the row where it has some (None: the row).
-    words = HockeyStickTester(describe_output=lambda row: "first bit set" if row[0] == 1 and row[1] == 1 else None)
+    words = HockeyStickTester(
+        describe_output=lambda row: "first bit set" if row[0] == 1 and row[1] == 1 else None
+    )
     event = words.test(p, q, PureDP(2.0), BETA, np.random.default_rng(9)).event
     assert "first bit set" in event and re.search(r"\[1, 0, [01], [01], [01]\]", event)
 
@@ -313,7 +399,9 @@ def test_vector_outputs_have_no_false_alarms_between_identical_distributions():
     rng = np.random.default_rng(11)
     tester = HockeyStickTester()
     flagged = sum(
-        tester.test(rng.normal(size=(20_000, 3)), rng.normal(size=(20_000, 3)), PureDP(0.0), BETA, rng).violated
+        tester.test(
+            rng.normal(size=(20_000, 3)), rng.normal(size=(20_000, 3)), PureDP(0.0), BETA, rng
+        ).violated
         for _ in range(100)
     )
     print(f"identical 3-D Gaussians: flagged {flagged}/100 at epsilon = 0")
@@ -327,7 +415,8 @@ def test_counts_from_chunks_certify_exactly_what_the_whole_sample_certifies():
     test0, test1 = rng.laplace(0, 1, 30_000), rng.laplace(1, 1, 30_000)
     whole = tester.evaluate(event, test0, test1, claim, BETA)
     counts = [
-        (sum(event.count(chunk) for chunk in np.array_split(test, 7)), len(test)) for test in (test0, test1)
+        (sum(event.count(chunk) for chunk in np.array_split(test, 7)), len(test))
+        for test in (test0, test1)
     ]
     chunked = tester.certify_counts(event, counts[0], counts[1], claim, BETA)
     assert chunked.details == whole.details and chunked.bound == whole.bound
@@ -346,8 +435,11 @@ def test_logistic_scores_in_closed_form_equal_the_pipeline(width):
     original = x.copy()
     model = named_model("logistic", 0, width).fit(x, labels)
     expected = model.decision_function(x)
-    np.testing.assert_allclose(classifier_score(model, x), expected, rtol=0, atol=1e-9 * np.abs(expected).max())
-    np.testing.assert_array_equal(x, original)  # the scaler works in place on the expanded features only
+    np.testing.assert_allclose(
+        classifier_score(model, x), expected, rtol=0, atol=1e-9 * np.abs(expected).max()
+    )
+    # the scaler works in place on the expanded features only
+    np.testing.assert_array_equal(x, original)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -361,7 +453,10 @@ def test_blockwise_scaler_fits_the_mean_and_scale_the_whole_matrix_gives(weighte
     rng = np.random.default_rng(20)
     x = rng.laplace(size=(200_000, 5)) * [1.0, 10.0, 0.1, 1.0, 3.0] + [0.0, 5.0, -1.0, 100.0, 0.0]
     weights = rng.random(len(x)) if weighted else None
-    whole, blocks = StandardScaler().fit(x, sample_weight=weights), BlockwiseScaler().fit(x, sample_weight=weights)
+    whole, blocks = (
+        StandardScaler().fit(x, sample_weight=weights),
+        BlockwiseScaler().fit(x, sample_weight=weights),
+    )
     assert len(x) > 3 * BlockwiseScaler.BLOCK_ROWS
     np.testing.assert_allclose(blocks.mean_, whole.mean_, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(blocks.scale_, whole.scale_, rtol=1e-12)
@@ -372,7 +467,13 @@ def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_r
     # Counts as sample weights minimise the same weighted log-loss (and give the same weighted
     # mean and variance) as fitting on every row, so the two logistic fits agree up to the
     # solver's tolerance; the pattern scores agree exactly.
-    from dpfuzz.testers.models import DiscreteHalves, PatternScore, classifier_score, fit_weighted, named_model
+    from dpfuzz.testers.models import (
+        DiscreteHalves,
+        PatternScore,
+        classifier_score,
+        fit_weighted,
+        named_model,
+    )
 
     rng = np.random.default_rng(13)
     n = 40_000
@@ -384,7 +485,8 @@ def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_r
     rows, row_labels, weights = table.fitting
     assert len(table.rows) <= 3**6 and len(rows) <= 2 * 3**6 and weights.sum() == n
     float_table = DiscreteHalves.split(np.r_[x_p, x_p].astype(float), np.r_[x_q, x_q].astype(float))
-    np.testing.assert_array_equal(float_table.rows, table.rows)  # the integer and the float paths agree
+    # the integer and the float paths agree
+    np.testing.assert_array_equal(float_table.rows, table.rows)
     for side, sample in enumerate((x_p, x_q)):
         expected = [np.sum(np.all(sample == row, axis=1)) for row in table.rows]
         np.testing.assert_array_equal(table.selection[side], expected)
@@ -394,9 +496,15 @@ def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_r
     weighted = named_model("logistic", 0, 6)
     weighted.steps[-1][1].set_params(tol=1e-8, max_iter=1000)
     assert fit_weighted(weighted, rows, row_labels, weights)
-    np.testing.assert_allclose(classifier_score(weighted, x.astype(float)), classifier_score(whole, x.astype(float)), atol=1e-4)
+    np.testing.assert_allclose(
+        classifier_score(weighted, x.astype(float)),
+        classifier_score(whole, x.astype(float)),
+        atol=1e-4,
+    )
     patterns = PatternScore().fit(rows, row_labels, sample_weight=weights)
-    np.testing.assert_array_equal(patterns.decision_function(x), PatternScore().fit(x, labels).decision_function(x))
+    np.testing.assert_array_equal(
+        patterns.decision_function(x), PatternScore().fit(x, labels).decision_function(x)
+    )
 
 
 def test_distinct_tables_of_wide_and_non_integer_rows():
@@ -426,7 +534,9 @@ def test_an_interval_on_weighted_scores_is_the_interval_on_the_repeated_scores()
         return (k_p + 1) / (n_p + 2) - 1.5 * (k_q + 1) / (n_q + 2) - 0.01 * np.log(candidates)
 
     repeated = np.repeat(values, weights[0]), np.repeat(values, weights[1])
-    assert best_interval(values, values, objective, [1.0, 2.0], weights) == best_interval(*repeated, objective, [1.0, 2.0])
+    assert best_interval(values, values, objective, [1.0, 2.0], weights) == best_interval(
+        *repeated, objective, [1.0, 2.0]
+    )
 
 
 def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():
@@ -441,7 +551,12 @@ def test_pattern_keys_of_integer_rows_are_exact_and_unseen_rows_match_nothing():
     assert integer_layout(x + 0.5) is None and integer_layout(np.array([[np.inf, 0.0]])) is None
     model = PatternScore().fit(x, (rng.random(5_000) < 0.5).astype(int))
     outside = x[:3].copy()
-    outside[0, 0], outside[1, 1], outside[2, 2] = 2.0, 0.5, -2.0  # beyond the range, not integral, below
+    # beyond the range, not integral, below
+    outside[0, 0], outside[1, 1], outside[2, 2] = (
+        2.0,
+        0.5,
+        -2.0,
+    )
     np.testing.assert_array_equal(_row_keys(outside, layout), -1.0)
     np.testing.assert_array_equal(model.decision_function(outside), 0.0)
 
@@ -462,7 +577,9 @@ def test_cut_counts_and_groups_equal_their_definitions():
     np.testing.assert_array_equal(below_q, [(x_q < cut).sum() for cut in cuts])
     labels = rng.integers(-2, 12, 5_000)  # labels outside 0 … 9 belong to no group
     groups = _groups(labels, 10)
-    assert [list(rows) for rows in groups] == [list(np.flatnonzero(labels == label)) for label in range(10)]
+    assert [list(rows) for rows in groups] == [
+        list(np.flatnonzero(labels == label)) for label in range(10)
+    ]
 
 
 def _mixed_pair(rng, n):
@@ -485,7 +602,9 @@ def test_monotone_pattern_scores_recover_the_closed_form_ratio():
     x = np.concatenate([p, q])
     labels = np.r_[np.ones(len(p), dtype=int), np.zeros(len(q), dtype=int)]
     assert is_mixed(x) and not is_mixed(x[:, :1]) and not is_mixed(x[:, 1:])
-    assert [type(model).__name__ for model in candidate_models("auto", x, 0)][0] == "MonotonePatternScore"
+    assert [type(model).__name__ for model in candidate_models("auto", x, 0)][
+        0
+    ] == "MonotonePatternScore"
     model = MonotonePatternScore().fit(x, labels)
     probes = np.array([[0.0, -3.0], [0.0, -0.5], [0.0, 1.5], [0.0, 3.0], [1.0, -2.0], [1.0, 2.0]])
     truth = np.r_[np.log(1.25) + np.array([1.0, 1.0, -1.0, -1.0]), [np.log(0.5 / 0.6)] * 2]
@@ -520,7 +639,9 @@ def test_smoothed_monotone_steps_score_near_their_patterns_ratio():
     assert "smoothed by 1,000 pseudo-rows" in ModelScore(smoothed).describe(wide)
     assert "smoothed" not in ModelScore(raw).describe(wide)
     # Smoothing is symmetric in the labels, so the reverse direction's copy is the negation.
-    for (_, reversed_scores), (_, scores) in zip(negated(model).smoothed(1_000).steps_, smoothed.steps_):
+    for (_, reversed_scores), (_, scores) in zip(
+        negated(model).smoothed(1_000).steps_, smoothed.steps_
+    ):
         np.testing.assert_allclose(reversed_scores, -scores)
 
 
@@ -529,8 +650,12 @@ def test_mixed_outputs_certify_with_value_ranges_and_stay_valid():
     # ε = ln(0.25/0.0736) ≈ 1.22 is the most any event certifies; the bound must stay below it.
     rng = np.random.default_rng(16)
     p, q = _mixed_pair(rng, 100_000)
-    result = HockeyStickTester(classifier="monotone", objective="epsilon").test(p, q, PureDP(0.5), BETA, rng)
-    assert result.violated and 1.0 < result.epsilon_lower_bound <= math.log(0.25 / (0.2 * math.exp(-1)))
+    result = HockeyStickTester(classifier="monotone", objective="epsilon").test(
+        p, q, PureDP(0.5), BETA, rng
+    )
+    assert result.violated and 1.0 < result.epsilon_lower_bound <= math.log(
+        0.25 / (0.2 * math.exp(-1))
+    )
     assert "with value in (" in result.event and "monotone pattern score" in result.event
 
 
@@ -545,7 +670,10 @@ def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier)
 
     rng = np.random.default_rng(17)
     if classifier == "patterns":  # 4-bit patterns, the first bit likelier under P
-        draw = lambda bias, n: np.column_stack([rng.random(n) < bias, rng.integers(0, 2, (n, 3))]).astype(float)
+
+        def draw(bias, n):
+            return np.column_stack([rng.random(n) < bias, rng.integers(0, 2, (n, 3))]).astype(float)
+
         p, q = draw(0.6, 80_000), draw(0.4, 80_000)
     elif classifier == "monotone":
         p, q = _mixed_pair(rng, 80_000)
@@ -554,15 +682,24 @@ def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier)
         q = rng.normal(size=(80_000, 3)) + [0.0, 1.0, 0.0]
     (train0, test0), (train1, test1) = (np.split(sample, 2) for sample in (p, q))
     claim, tester = PureDP(0.0), HockeyStickTester(classifier=classifier, objective="epsilon")
-    fitted = lambda a, b: tester.fit(a, b, claim, BETA, np.random.default_rng(0))
+
+    def fitted(a, b):
+        return tester.fit(a, b, claim, BETA, np.random.default_rng(0))
+
     forward, backward = tester.fit_both(train0, train1, claim, BETA, np.random.default_rng(0))
     forward_result = tester.evaluate(forward, test0, test1, claim, BETA)
     backward_result = tester.evaluate(backward, test1, test0, claim, BETA)
-    assert forward_result.details == tester.evaluate(fitted(train0, train1), test0, test1, claim, BETA).details
+    assert (
+        forward_result.details
+        == tester.evaluate(fitted(train0, train1), test0, test1, claim, BETA).details
+    )
     if classifier == "boosting":
         assert negated(backward.score.model) is None
     else:
-        assert backward_result.details == tester.evaluate(fitted(train1, train0), test1, test0, claim, BETA).details
+        assert (
+            backward_result.details
+            == tester.evaluate(fitted(train1, train0), test1, test0, claim, BETA).details
+        )
     assert forward_result.epsilon_lower_bound > 0.1 and backward_result.epsilon_lower_bound > 0.1
 
 
@@ -576,9 +713,13 @@ def test_both_directions_of_1d_outputs_from_one_sort_are_the_events_two_fits_cho
         p, q = p.round(decimals), q.round(decimals)
     claim, tester = PureDP(0.0), HockeyStickTester(objective="epsilon")
     both = tester.fit_both(p, q, claim, BETA, np.random.default_rng(0), eval_size=200_000)
-    one_by_one = [tester.fit(a, b, claim, BETA, np.random.default_rng(0), eval_size=200_000) for a, b in ((p, q), (q, p))]
+    one_by_one = [
+        tester.fit(a, b, claim, BETA, np.random.default_rng(0), eval_size=200_000)
+        for a, b in ((p, q), (q, p))
+    ]
     assert [event.interval for event in both] == [event.interval for event in one_by_one]
-    assert both[0].interval != both[1].interval  # the two directions' events differ: the check can fail
+    # the two directions' events differ: the check can fail
+    assert both[0].interval != both[1].interval
 
 
 def test_a_subclass_that_overrides_fit_gets_its_fit_in_both_directions():
@@ -594,13 +735,18 @@ def test_a_subclass_that_overrides_fit_gets_its_fit_in_both_directions():
             return super().fit(train0, train1, *args, **kwargs)
 
     rng = np.random.default_rng(19)
-    (train0, test0), (train1, test1) = (np.split(rng.laplace(shift, 1.0, 40_000), 2) for shift in (1.0, 0.0))
+    (train0, test0), (train1, test1) = (
+        np.split(rng.laplace(shift, 1.0, 40_000), 2) for shift in (1.0, 0.0)
+    )
     claim, plain = PureDP(0.5), HistogramTester()
     forward, backward = Recording().fit_both(train0, train1, claim, BETA, np.random.default_rng(0))
     (first_p, first_q), (second_p, second_q) = calls
     assert first_p is train0 and first_q is train1 and second_p is train1 and second_q is train0
     expected = plain.fit(train1, train0, claim, BETA, np.random.default_rng(0))
-    assert plain.evaluate(backward, test1, test0, claim, BETA).details == plain.evaluate(expected, test1, test0, claim, BETA).details
+    assert (
+        plain.evaluate(backward, test1, test0, claim, BETA).details
+        == plain.evaluate(expected, test1, test0, claim, BETA).details
+    )
 
 
 def test_models_fitted_asymmetrically_in_the_labels_are_not_negated():
@@ -626,12 +772,24 @@ def test_an_unknown_objective_or_certificate_is_named_before_anything_is_drawn()
     def never_called(dataset, num_samples, rng):
         raise AssertionError("drawn before the tester was checked")
 
-    for option, value, expected in (("objective", "eps", "'epsilon'"), ("certificate", "joint", "'privacy_loss'")):
-        with pytest.raises(InvalidArgument, match=f"{option} must be one of .*{expected}.*got '{value}'"):
-            audit(never_called, PureDP(1.0), Domain(max_size=2), tester=HockeyStickTester(**{option: value}), seed=0)
+    for option, value, expected in (
+        ("objective", "eps", "'epsilon'"),
+        ("certificate", "joint", "'privacy_loss'"),
+    ):
+        with pytest.raises(
+            InvalidArgument, match=f"{option} must be one of .*{expected}.*got '{value}'"
+        ):
+            audit(
+                never_called,
+                PureDP(1.0),
+                Domain(max_size=2),
+                tester=HockeyStickTester(**{option: value}),
+                seed=0,
+            )
 
 
-# -- point masses (issue 64) ------------------------------------------------------------------------
+# -- point masses (issue 64)
+# ------------------------------------------------------------------------
 def test_a_point_event_holds_exactly_its_value_and_says_so():
     from dpfuzz.testers.events import Interval
 
@@ -675,8 +833,14 @@ def test_exact_values_both_sides_release_at_a_bounded_ratio_are_no_refutation():
     flagged = 0
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        p, q = np.clip(rng.laplace(0.0, 1.0, 100_000), 0.0, 3.0), np.clip(rng.laplace(1.0, 1.0, 100_000), 0.0, 3.0)
-        flagged += tester.test(p, q, claim, BETA, rng).violated or tester.test(q, p, claim, BETA, rng).violated
+        p, q = (
+            np.clip(rng.laplace(0.0, 1.0, 100_000), 0.0, 3.0),
+            np.clip(rng.laplace(1.0, 1.0, 100_000), 0.0, 3.0),
+        )
+        flagged += (
+            tester.test(p, q, claim, BETA, rng).violated
+            or tester.test(q, p, claim, BETA, rng).violated
+        )
     assert flagged <= 2
 
 
@@ -687,8 +851,11 @@ def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate
     discrete = rng.integers(0, 5, 1_000).astype(float), rng.integers(0, 5, 1_000).astype(float)
     _, below_p, below_q, _ = _cut_counts(*discrete)
     assert len(_atoms(below_p, below_q, 2_000, rare_share=0.01)) == 0
+
     # a 3-D release whose second coordinate is sometimes exact: the event names that coordinate
-    rows = lambda total: np.column_stack([total + rng.laplace(0.0, 3.0, (100_000, 3))])  # noqa: E731
+    def rows(total):
+        return np.column_stack([total + rng.laplace(0.0, 3.0, (100_000, 3))])
+
     p, q = rows(0.0), rows(1.0)
     p[rng.random(100_000) < 2e-3, 1], q[rng.random(100_000) < 2e-3, 1] = 0.0, 1.0
     result = HockeyStickTester().test(p, q, PureDP(1.0), BETA, rng)
@@ -707,7 +874,7 @@ def test_a_leak_in_one_coordinates_tail_is_found_by_that_coordinates_events():
     for seed in range(3):
         rng = np.random.default_rng(seed)
 
-        def rows(total):
+        def rows(total, rng=rng):
             outputs = total + rng.laplace(0.0, 3.0, (200_000, 3))
             outputs[:, 2] = total + truncated_laplace_noise(3.0, 3.0, 200_000, rng)
             return outputs

@@ -54,7 +54,10 @@ def hangs(dataset, num_samples, rng):
 
 
 def _target(name: str) -> str:
-    return f'[[target]]\nmechanism = "isolated_mechanisms:{name}"\nclaim = {{ type = "PureDP", epsilon = 1.0 }}\ndomain = {{ max_size = 3 }}\n'
+    return (
+        f'[[target]]\nmechanism = "isolated_mechanisms:{name}"\nclaim = {{ type = "PureDP", epsilon'
+        " = 1.0 }\ndomain = { max_size = 3 }\n"
+    )
 
 
 @pytest.fixture
@@ -84,10 +87,32 @@ def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
     """A campaign with two workers: two quick audits stored, then two audits whose per_call
     pools hang (each pool process leaves a pid-N file). Returns once all of that holds."""
     config = workdir / "campaign.toml"
-    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("laplace_sum") + _target("stuck_pool"))
-    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
-               "campaign", "run", str(config), "--results", str(workdir / "results"), "--workers", "2", "--no-report"]
-    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    config.write_text(
+        "trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n"
+        + _target("laplace_sum")
+        + _target("stuck_pool")
+    )
+    command = [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        str(config),
+        "--results",
+        str(workdir / "results"),
+        "--workers",
+        "2",
+        "--no-report",
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     started = time.monotonic()
     while _stored(workdir / "results" / "results.db") < 2 or len(list(workdir.glob("pid-*"))) < 4:
         assert process.poll() is None, process.communicate()
@@ -107,8 +132,11 @@ def _gone(pids: list[int], within: float = 10.0) -> bool:
     return not any(_alive(pid) for pid in pids)
 
 
-@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGINT, signal.SIGINT], [signal.SIGTERM]],
-                         ids=["ctrl-c", "ctrl-c twice", "sigterm"])
+@pytest.mark.parametrize(
+    "signals",
+    [[signal.SIGINT], [signal.SIGINT, signal.SIGINT], [signal.SIGTERM]],
+    ids=["ctrl-c", "ctrl-c twice", "sigterm"],
+)
 def test_an_interrupted_campaign_keeps_its_results_and_leaves_no_process(workdir, signals):
     process, database = _start_stuck_campaign(workdir)
     sent = time.monotonic()
@@ -118,7 +146,11 @@ def test_an_interrupted_campaign_keeps_its_results_and_leaves_no_process(workdir
     _, stderr = process.communicate(timeout=30)
     assert time.monotonic() - sent < 10, stderr
     if len(signals) == 1:
-        assert process.returncode == 130 and "finish the run with dpfuzz campaign run" in stderr and "--resume" in stderr
+        assert (
+            process.returncode == 130
+            and "finish the run with dpfuzz campaign run" in stderr
+            and "--resume" in stderr
+        )
     else:  # the second Ctrl-C may end the process by its signal, after or during the message
         assert process.returncode in (130, -signal.SIGINT), stderr
     assert _stored(database) == 2
@@ -134,9 +166,22 @@ def test_a_killed_campaign_leaves_no_worker(workdir):
 
 def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(workdir):
     config = workdir / "campaign.toml"
-    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("pool"))
-    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
-               "campaign", "run", str(config), "--results", str(workdir / "results"), "--workers", "2", "--no-report"]
+    config.write_text(
+        "trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("pool")
+    )
+    command = [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        str(config),
+        "--results",
+        str(workdir / "results"),
+        "--workers",
+        "2",
+        "--no-report",
+    ]
     finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
     assert _stored(workdir / "results" / "results.db") == 2 and len(_stuck_pids(workdir)) >= 2
@@ -145,28 +190,51 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
 
 def test_a_second_resume_of_a_running_run_is_refused(workdir):
     process, database = _start_stuck_campaign(workdir)
-    command = [sys.executable, "-c", "from dpfuzz.cli import main; raise SystemExit(main())",
-               "campaign", "run", "campaign.toml", "--results", "results", "--resume", "--no-report"]
+    command = [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        "campaign.toml",
+        "--results",
+        "results",
+        "--resume",
+        "--no-report",
+    ]
     second = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
     process.kill()
     process.wait()
-    assert second.returncode == 2 and "run 1 of" in second.stderr and "is being run by another process" in second.stderr
+    assert (
+        second.returncode == 2
+        and "run 1 of" in second.stderr
+        and "is being run by another process" in second.stderr
+    )
     assert _stored(database) == 2
 
 
 def test_dask_runs_each_audit_isolated_and_bounded(workdir):
     distributed = pytest.importorskip("dask.distributed")
     config = workdir / "campaign.toml"
-    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n"
-                      + "".join(_target(name) for name in ("exits", "interrupts", "hangs", "laplace_sum")))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+    config.write_text(
+        "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n"
+        + "".join(_target(name) for name in ("exits", "interrupts", "hangs", "laplace_sum"))
+    )
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
         store = ResultsStore(workdir / "results.db")
         began = time.monotonic()
         run_id = run_campaign(load_config(config), store, scheduler=cluster.scheduler_address)
         seconds = time.monotonic() - began
         assert len(cluster.scheduler.workers) == 2  # no Dask worker died
     outcomes = {s["target"].split(":")[1]: s["outcome"] for s in store.summaries(run_id)}
-    assert outcomes == {"exits": "crashed", "interrupts": "crashed", "hangs": "timed out", "laplace_sum": "not refuted"}
+    assert outcomes == {
+        "exits": "crashed",
+        "interrupts": "crashed",
+        "hangs": "timed out",
+        "laplace_sum": "not refuted",
+    }
     assert seconds < 3 + 10
 
 
@@ -176,4 +244,9 @@ def test_a_dask_scheduler_without_workers_is_an_error_not_a_wait(workdir):
     config.write_text(_target("laplace_sum"))
     with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
         with pytest.raises(ConfigError, match="has had no worker for 2 s"):
-            run_campaign(load_config(config), ResultsStore(workdir / "results.db"), scheduler=cluster.scheduler_address, worker_wait=2)
+            run_campaign(
+                load_config(config),
+                ResultsStore(workdir / "results.db"),
+                scheduler=cluster.scheduler_address,
+                worker_wait=2,
+            )

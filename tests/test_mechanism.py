@@ -27,11 +27,20 @@ def _raises(dataset, num_samples, rng):
     [
         (_raises, r"'_raises' on dataset \[0.5, 1\] with num_samples=10 raised ZeroDivisionError"),
         (lambda d, n, r: np.full(n, np.nan), "returned 10 non-finite values"),
-        (lambda d, n, r: np.r_[np.ones(n - 1), np.inf], "non-finite values .NaN or inf., e.g. at sample 9"),
-        (lambda d, n, r: np.ones(n + 1), "leading axis 11 .shape .11,..; the leading axis must be num_samples=10"),
+        (
+            lambda d, n, r: np.r_[np.ones(n - 1), np.inf],
+            "non-finite values .NaN or inf., e.g. at sample 9",
+        ),
+        (
+            lambda d, n, r: np.ones(n + 1),
+            "leading axis 11 .shape .11,..; the leading axis must be num_samples=10",
+        ),
         (lambda d, n, r: 1.0, "returned a scalar"),
         (lambda d, n, r: np.array(["a"] * n), "returned dtype <U1"),
-        (lambda d, r: d.sum() + r.normal(), r"takes 2 positional.*It takes \(dataset, rng\): wrap .* with dpfuzz.per_call\(f\)"),
+        (
+            lambda d, r: d.sum() + r.normal(),
+            r"takes 2 positional.*It takes \(dataset, rng\): wrap .* with dpfuzz.per_call\(f\)",
+        ),
     ],
 )
 def test_bad_mechanisms_get_clear_errors(mechanism, message, rng):
@@ -76,7 +85,8 @@ def test_large_draws_are_made_in_calls_of_bounded_size_and_kept_in_order(width, 
     assert samples.shape == ((count,) if width == 1 else (count, width))
     np.testing.assert_array_equal(samples.reshape(count, -1)[:, 0], np.arange(count))
     assert sum(mechanism.calls) == count and max(mechanism.calls) * width <= CHUNK_VALUES
-    assert len(mechanism.calls) == 5  # the first call of FIRST_ROWS, then three full calls and the rest
+    # the first call of FIRST_ROWS, then three full calls and the rest
+    assert len(mechanism.calls) == 5
 
 
 def test_a_chunk_of_floats_after_integers_keeps_both(rng):
@@ -90,7 +100,13 @@ def test_a_bad_later_chunk_names_that_call(rng):
     def late_nan(dataset, num_samples, rng):
         return np.full(num_samples, np.nan) if num_samples != FIRST_ROWS else np.zeros(num_samples)
 
-    with pytest.raises(MechanismError, match=rf"num_samples={CHUNK_VALUES - FIRST_ROWS} returned {CHUNK_VALUES - FIRST_ROWS} non-finite"):
+    with pytest.raises(
+        MechanismError,
+        match=(
+            rf"num_samples={CHUNK_VALUES - FIRST_ROWS} returned {CHUNK_VALUES - FIRST_ROWS}"
+            r" non-finite"
+        ),
+    ):
         draw_samples(late_nan, DATA, CHUNK_VALUES, rng)
 
 
@@ -107,7 +123,8 @@ def test_per_call_fans_out_over_processes_reproducibly():
     first = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
     again = draw_samples(fanned, DATA, 2_000, np.random.default_rng(3))
     assert first.shape == (2_000,) and np.array_equal(first, again)
-    assert abs(np.median(first) - 1.5) < 0.1 and len(np.unique(first)) == 2_000  # chunks use different streams
+    # chunks use different streams
+    assert abs(np.median(first) - 1.5) < 0.1 and len(np.unique(first)) == 2_000
     fanned.close()
 
 
@@ -175,7 +192,11 @@ def test_a_mechanism_with_short_parameter_names_is_not_taken_for_a_factory():
     def factory(epsilon, bins, seed=None):
         return short
 
-    assert is_mechanism(short) and not is_mechanism(factory) and not is_mechanism(lambda d, n, scale: None)
+    assert (
+        is_mechanism(short)
+        and not is_mechanism(factory)
+        and not is_mechanism(lambda d, n, scale: None)
+    )
 
 
 def test_large_arrays_written_once_skip_numpys_huge_page_advice_and_restore_it():
@@ -191,6 +212,8 @@ def test_large_arrays_written_once_skip_numpys_huge_page_advice_and_restore_it()
                 raise RuntimeError
         assert _set_madvise_hugepage(True) is True  # restored, even after an error
         array = empty_array((3, 4), dtype=np.int8)
-        assert array.shape == (3, 4) and array.dtype == np.int8 and _set_madvise_hugepage(True) is True
+        assert (
+            array.shape == (3, 4) and array.dtype == np.int8 and _set_madvise_hugepage(True) is True
+        )
     finally:
         _set_madvise_hugepage(before)

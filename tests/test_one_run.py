@@ -7,9 +7,21 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpfuzz import ApproxDP, GaussianDP, MechanismError, PureDP, RenyiDP, UnsupportedClaimError, audit_one_run
-from dpfuzz.catalogue.one_run import gaussian_canaries, laplace_canaries, randomized_response_canaries
+from dpfuzz import (
+    ApproxDP,
+    GaussianDP,
+    MechanismError,
+    PureDP,
+    RenyiDP,
+    UnsupportedClaimError,
+    audit_one_run,
+)
 from dpfuzz.catalogue.dpsgd import accountant_epsilon, dpsgd_one_run, noise_for_epsilon
+from dpfuzz.catalogue.one_run import (
+    gaussian_canaries,
+    laplace_canaries,
+    randomized_response_canaries,
+)
 from dpfuzz.one_run import steinke_epsilon, steinke_p_value
 
 
@@ -20,7 +32,9 @@ def test_the_gdp_privacy_profile_matches_the_gaussian_mechanism_and_dp_accountin
     for sigma in (0.5, 1.0, 2.0):
         accountant = dp_accounting.pld.PLDAccountant()
         accountant.compose(dp_accounting.GaussianDpEvent(sigma))
-        assert GaussianDP(1 / sigma).epsilon_at(1e-5) == pytest.approx(accountant.get_epsilon(1e-5), rel=0.01)
+        assert GaussianDP(1 / sigma).epsilon_at(1e-5) == pytest.approx(
+            accountant.get_epsilon(1e-5), rel=0.01
+        )
     claim = GaussianDP(1.0)
     # δ_μ(0) is the total variation 2Φ(μ/2) − 1; G_μ(α) = Φ(Φ⁻¹(1 − α) − μ); e_f = Φ(−μ/2)
     assert claim.delta_at(0.0) == pytest.approx(2 * stats.norm.cdf(0.5) - 1)
@@ -32,7 +46,9 @@ def test_the_gdp_privacy_profile_matches_the_gaussian_mechanism_and_dp_accountin
     # μ-GDP implies (ε, δ_μ(ε))-DP, whose trade-off curve lies below G_μ everywhere
     implied = claim.to_approx(1e-3)
     assert all(implied.tradeoff(a) <= claim.tradeoff(a) + 1e-12 for a in np.linspace(0, 1, 101))
-    assert PureDP(1.0).tradeoff(0.0) == 1.0 and PureDP(1.0).tradeoff(0.5) == pytest.approx(math.exp(-1) * 0.5)
+    assert PureDP(1.0).tradeoff(0.0) == 1.0 and PureDP(1.0).tradeoff(0.5) == pytest.approx(
+        math.exp(-1) * 0.5
+    )
 
 
 def test_steinke_bound_reduces_to_the_binomial_tail_and_grows_with_delta_term():
@@ -40,7 +56,11 @@ def test_steinke_bound_reduces_to_the_binomial_tail_and_grows_with_delta_term():
     assert steinke_p_value(0.0, 100, 60, 1000, 0.0) == pytest.approx(stats.binom.sf(59, 100, 0.5))
     assert steinke_p_value(1.0, 100, 60, 1000, 1e-3) > steinke_p_value(1.0, 100, 60, 1000, 0.0)
     epsilon = steinke_epsilon(1000, 900, 1000, 0.0, 0.05)  # the largest ε refuted at 5%
-    assert steinke_p_value(epsilon - 1e-6, 1000, 900, 1000, 0.0) < 0.05 <= steinke_p_value(epsilon + 1e-3, 1000, 900, 1000, 0.0)
+    assert (
+        steinke_p_value(epsilon - 1e-6, 1000, 900, 1000, 0.0)
+        < 0.05
+        <= steinke_p_value(epsilon + 1e-3, 1000, 900, 1000, 0.0)
+    )
     assert steinke_epsilon(100, 50, 100, 0.0, 0.05) == 0.0
 
 
@@ -67,14 +87,22 @@ def test_a_claim_below_the_truth_is_refuted_in_one_run(method):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "method, make, delta", [("bits", gaussian_canaries, None), ("bits", laplace_canaries, 0.0), ("steinke", laplace_canaries, 0.0)]
+    "method, make, delta",
+    [
+        ("bits", gaussian_canaries, None),
+        ("bits", laplace_canaries, 0.0),
+        ("steinke", laplace_canaries, 0.0),
+    ],
 )
 def test_correct_algorithms_are_refuted_in_at_most_beta_of_seeds(method, make, delta):
     # Each audit refutes a true claim with probability ≤ β = 0.05; over 200 seeds more than
     # 20 refutations has probability < 0.01 under Binomial(200, 0.05). The claim is the exact
     # guarantee (μ = 1 or ε = 1), so these audits are as close to a false alarm as they get.
     run = make(1.0)
-    results = [audit_one_run(run, run.claim, canaries=1_000, seed=seed, method=method, delta=delta) for seed in range(200)]
+    results = [
+        audit_one_run(run, run.claim, canaries=1_000, seed=seed, method=method, delta=delta)
+        for seed in range(200)
+    ]
     refuted = sum(result.violated for result in results)
     print(f"{method} on {run.claim.describe()}: refuted the true claim in {refuted}/200 seeds")
     assert refuted <= 20
@@ -85,7 +113,9 @@ def test_bad_runs_and_claims_get_clear_errors():
     with pytest.raises(MechanismError, match=r"shape \(10,\)"):
         audit_one_run(lambda included, rng: np.zeros(3), run.claim, canaries=10, seed=0)
     with pytest.raises(MechanismError, match="NaN"):
-        audit_one_run(lambda included, rng: np.full(len(included), np.nan), run.claim, canaries=10, seed=0)
+        audit_one_run(
+            lambda included, rng: np.full(len(included), np.nan), run.claim, canaries=10, seed=0
+        )
     with pytest.raises(MechanismError, match="ZeroDivisionError"):
         audit_one_run(lambda included, rng: 1 / 0, run.claim, canaries=10, seed=0)
     with pytest.raises(UnsupportedClaimError, match="Rényi"):
@@ -100,7 +130,9 @@ def test_dp_sgd_noise_calibration_agrees_with_its_accountant():
     # Full-batch Gaussian steps are exactly √T/σ-GDP, so calibrating σ through GDP must give
     # dp-accounting's ε back (PLD discretisation: 1%).
     for epsilon in (1.0, 8.0):
-        assert accountant_epsilon(noise_for_epsilon(epsilon, 100), 100) == pytest.approx(epsilon, rel=0.01)
+        assert accountant_epsilon(noise_for_epsilon(epsilon, 100), 100) == pytest.approx(
+            epsilon, rel=0.01
+        )
 
 
 @pytest.mark.parametrize("method", ["bits", "steinke"])

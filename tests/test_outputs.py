@@ -27,7 +27,9 @@ def noisy_counts(threshold: float, epsilon: float = 1.0):
 
 
 def test_a_partition_selection_that_releases_every_key_with_a_positive_count_is_refuted():
-    report = audit(structured(noisy_counts(threshold=0.0)), ApproxDP(1.0, 1e-5), KEYS, budget="quick", seed=0)
+    report = audit(
+        structured(noisy_counts(threshold=0.0)), ApproxDP(1.0, 1e-5), KEYS, budget="quick", seed=0
+    )
     assert report.violated
     assert "key" in report.summary()  # the event is said in the release's terms
 
@@ -36,7 +38,13 @@ def test_a_partition_selection_that_releases_every_key_with_a_positive_count_is_
 def test_a_partition_selection_thresholded_for_its_delta_is_not_refuted(seed):
     epsilon, delta = 1.0, 1e-5
     threshold = 1 + np.log(1 / (2 * delta)) / epsilon  # one record moves one key's count by 1
-    report = audit(structured(noisy_counts(threshold, epsilon)), ApproxDP(epsilon, delta), KEYS, budget="quick", seed=seed)
+    report = audit(
+        structured(noisy_counts(threshold, epsilon)),
+        ApproxDP(epsilon, delta),
+        KEYS,
+        budget="quick",
+        seed=seed,
+    )
     assert not report.violated
 
 
@@ -44,15 +52,29 @@ def noisy_argmax_label(scale: float):
     labels = ("low", "middle", "high")
 
     def release(dataset, rng):
-        scores = np.array([np.sum(dataset < 0.33), np.sum((dataset >= 0.33) & (dataset < 0.66)), np.sum(dataset >= 0.66)])
+        scores = np.array(
+            [
+                np.sum(dataset < 0.33),
+                np.sum((dataset >= 0.33) & (dataset < 0.66)),
+                np.sum(dataset >= 0.66),
+            ]
+        )
         return labels[int(np.argmax(scores + rng.laplace(0.0, scale, 3)))]
 
     return release
 
 
 def test_a_label_released_with_too_little_noise_is_refuted_and_named():
-    report = audit(structured(noisy_argmax_label(scale=0.1)), PureDP(1.0), Domain(max_size=3), budget="quick", seed=1)
-    assert report.violated and any(label in report.summary() for label in ("'low'", "'middle'", "'high'"))
+    report = audit(
+        structured(noisy_argmax_label(scale=0.1)),
+        PureDP(1.0),
+        Domain(max_size=3),
+        budget="quick",
+        seed=1,
+    )
+    assert report.violated and any(
+        label in report.summary() for label in ("'low'", "'middle'", "'high'")
+    )
 
 
 def test_keyed_results_learn_their_keys_then_count_new_ones_as_other():
@@ -61,9 +83,16 @@ def test_keyed_results_learn_their_keys_then_count_new_ones_as_other():
     encoder.freeze()
     rows = encoder.encode([{"a": 3.0}, {"b": None, "c": 5.0}, {}])
     assert encoder.columns[:4] == [
-        "key 'a' (0 absent, 1 released, 2 suppressed)", "key 'a' value", "key 'b' (0 absent, 1 released, 2 suppressed)", "key 'b' value",
+        "key 'a' (0 absent, 1 released, 2 suppressed)",
+        "key 'a' value",
+        "key 'b' (0 absent, 1 released, 2 suppressed)",
+        "key 'b' value",
     ]
-    assert rows[0, :2].tolist() == [1, 3] and rows[1, 2:4].tolist() == [2, 0] and rows[1, -2:].tolist() == [1, 5]
+    assert (
+        rows[0, :2].tolist() == [1, 3]
+        and rows[1, 2:4].tolist() == [2, 0]
+        and rows[1, -2:].tolist() == [1, 5]
+    )
     assert rows.shape == (3, encoder.width) and not rows[2].any()
 
 
@@ -85,11 +114,14 @@ def test_categories_none_and_unknown_have_codes_of_their_own():
 
 
 def test_numbers_lists_tuples_and_models_are_encoded_at_a_fixed_width():
-    np.testing.assert_array_equal(Number().encode([2.5, None, float("nan")]), [[0, 2.5], [1, 0], [1, 0]])
+    np.testing.assert_array_equal(
+        Number().encode([2.5, None, float("nan")]), [[0, 2.5], [1, 0], [1, 0]]
+    )
     sequence = auto_encoder([["a", "b"], ["b"]])
     assert isinstance(sequence, Sequence)
     sequence.learn([["a", "b"], ["b"]])
-    assert sequence.encode([["b", "a", "c", "a", "b"]]).tolist() == [[5, 1, 0, 2, 0]]  # 4 item columns: twice the longest
+    # 4 item columns: twice the longest
+    assert sequence.encode([["b", "a", "c", "a", "b"]]).tolist() == [[5, 1, 0, 2, 0]]
     mixed = auto_encoder([("a", 1.0), ("b", None)])
     assert isinstance(mixed, Mixed)
     mixed.learn([("a", 1.0), ("b", None)])
@@ -102,7 +134,9 @@ def test_numbers_lists_tuples_and_models_are_encoded_at_a_fixed_width():
     model = auto_encoder([Fitted()])
     assert isinstance(model, Model)
     model.learn([Fitted()])
-    assert model.encode([Fitted()]).tolist() == [[1.0, 2.0, 0.5]] and model.columns[0] == "coef_[0, 0]"
+    assert (
+        model.encode([Fitted()]).tolist() == [[1.0, 2.0, 0.5]] and model.columns[0] == "coef_[0, 0]"
+    )
 
 
 def test_outputs_it_cannot_encode_say_what_to_do():
@@ -117,7 +151,13 @@ def test_keyed_results_whose_values_are_labels_get_their_codes():
     encoder.learn([{"north": "high", "south": "low"}])
     encoder.freeze()
     rows = encoder.encode([{"north": "low", "south": "medium"}])
-    assert rows[0, :4].tolist() == [1, 1, 1, 2]  # "low" is code 1; "medium", first seen now, is "another category" (2)
+    # "low" is code 1; "medium", first seen now, is "another category" (2)
+    assert rows[0, :4].tolist() == [
+        1,
+        1,
+        1,
+        2,
+    ]
 
 
 PARTITION_MODULE = """
@@ -137,8 +177,9 @@ def test_a_campaign_target_marked_structured_is_encoded_and_caught(tmp_path, mon
     (tmp_path / "partitions.py").write_text(PARTITION_MODULE)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "campaign.toml").write_text(
-        'budget = "quick"\n[[target]]\nmechanism = "partitions:every_key"\nstructured = true\ntruth = "violates"\n'
-        'claim = { type = "ApproxDP", epsilon = 1.0, delta = 1e-5 }\ndomain = { low = 0, high = 4, dtype = "int", max_size = 3 }\n'
+        'budget = "quick"\n[[target]]\nmechanism = "partitions:every_key"\nstructured = true\ntruth'
+        ' = "violates"\nclaim = { type = "ApproxDP", epsilon = 1.0, delta = 1e-5 }\ndomain = { low'
+        ' = 0, high = 4, dtype = "int", max_size = 3 }\n'
     )
     assert main(["campaign", "run", "campaign.toml", "--results", "results", "--no-report"]) == 0
     (summary,) = ResultsStore(tmp_path / "results" / "results.db").summaries(1)

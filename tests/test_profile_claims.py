@@ -11,7 +11,9 @@ from dpfuzz.claims import claim_from_dict, claim_from_parameters
 from dpfuzz.cli import main
 
 
-def gaussian_sum(dataset, num_samples, rng):  # exactly 1-GDP and 0.5-zCDP under add/remove on [0, 1]
+def gaussian_sum(
+    dataset, num_samples, rng
+):  # exactly 1-GDP and 0.5-zCDP under add/remove on [0, 1]
     return dataset.sum() + rng.normal(0.0, 1.0, num_samples)
 
 
@@ -43,7 +45,9 @@ def test_event_testers_refute_a_too_strong_gdp_claim_and_spare_the_true_one(test
 def test_zcdp_claims_are_refuted_by_the_renyi_tester_at_its_order_and_by_events():
     domain = Domain(max_size=3)
     for tester in ("renyi", "hockey_stick"):
-        assert not audit(gaussian_sum, ZeroConcentratedDP(0.5), domain, seed=0, tester=tester).violated
+        assert not audit(
+            gaussian_sum, ZeroConcentratedDP(0.5), domain, seed=0, tester=tester
+        ).violated
         assert audit(gaussian_sum, ZeroConcentratedDP(0.2), domain, seed=0, tester=tester).violated
     report = audit(gaussian_sum, ZeroConcentratedDP(0.2), domain, seed=0, tester="renyi")
     assert report.threshold == pytest.approx(0.4)  # ρα at the tester's default α = 2
@@ -53,7 +57,10 @@ def test_zcdp_claims_are_refuted_by_the_renyi_tester_at_its_order_and_by_events(
 def test_the_exact_gdp_claim_is_rarely_flagged():
     # 40 seeded audits of the exact claim at the quick budget: a valid audit flags it with
     # probability ≤ β = 0.05, so more than 6 of 40 has probability < 0.05 under validity.
-    flagged = sum(audit(gaussian_sum, GaussianDP(1.0), Domain(max_size=3), seed=seed, budget="quick").violated for seed in range(40))
+    flagged = sum(
+        audit(gaussian_sum, GaussianDP(1.0), Domain(max_size=3), seed=seed, budget="quick").violated
+        for seed in range(40)
+    )
     print(f"1-GDP Gaussian sum: flagged in {flagged}/40 audits at beta = 0.05")
     assert flagged <= 6
 
@@ -69,7 +76,8 @@ def test_claims_from_flags_and_configs(tmp_path, capsys, monkeypatch):
     with pytest.raises(InvalidArgument, match="rho"):
         ZeroConcentratedDP(0.0)
     (tmp_path / "gaussian_mechanisms.py").write_text(
-        "def gaussian_sum(dataset, num_samples, rng):\n    return dataset.sum() + rng.normal(0.0, 1.0, num_samples)\n"
+        "def gaussian_sum(dataset, num_samples, rng):\n    return dataset.sum() + rng.normal(0.0,"
+        " 1.0, num_samples)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     arguments = ["audit", "gaussian_mechanisms:gaussian_sum", "--max-size", "3", "--seed", "0"]
@@ -85,7 +93,8 @@ def test_group_claims():
     # (ε, δ) for 2 steps: (2ε, δ + e^ε δ), the sum of the chain's slack (Vadhan 2017, Lemma 2.2)
     pair = group_claim(ApproxDP(1.0, 1e-6), 2)
     assert pair.epsilon == 2.0 and pair.delta == pytest.approx(1e-6 * (1 + math.e))
-    # N(0, 1) against N(2μ, 1) is exactly 2μ-GDP; ρ-zCDP's Rényi bound ρα scales with the squared shift
+    # N(0, 1) against N(2μ, 1) is exactly 2μ-GDP; ρ-zCDP's Rényi bound ρα scales with the squared
+    # shift
     assert group_claim(GaussianDP(0.7), 2) == GaussianDP(1.4)
     assert group_claim(ZeroConcentratedDP(0.5), 2) == ZeroConcentratedDP(2.0)
     with pytest.raises(InvalidArgument, match="Rényi|RDP|groups"):
@@ -100,15 +109,28 @@ def test_gaussian_dp_from_epsilon_inverts_epsilon_at():
         assert GaussianDP.from_epsilon(epsilon, 1e-5).mu == pytest.approx(mu, rel=1e-6)
 
 
-@pytest.mark.parametrize("name, guarantee", [
-    ("DPGaussianMean", "gdp"), ("DPGaussianMean", "zcdp"), ("NonDPGaussianMean1", "gdp"),
-    ("NonDPGaussianMean2", "zcdp"), ("DPSGD", "gdp"), ("DPSGDWrongBatch", "gdp"),
-])
+@pytest.mark.parametrize(
+    "name, guarantee",
+    [
+        ("DPGaussianMean", "gdp"),
+        ("DPGaussianMean", "zcdp"),
+        ("NonDPGaussianMean1", "gdp"),
+        ("NonDPGaussianMean2", "zcdp"),
+        ("DPSGD", "gdp"),
+        ("DPSGDWrongBatch", "gdp"),
+    ],
+)
 def test_catalogue_gaussian_entries_state_gdp_and_zcdp_claims(name, guarantee):
     from dpfuzz.catalogue import entry
 
     chosen = entry(name)
     claim = chosen.claim(guarantee=guarantee)
     assert isinstance(claim, GaussianDP if guarantee == "gdp" else ZeroConcentratedDP)
-    report = audit(chosen(guarantee=guarantee), claim, chosen.domain(guarantee=guarantee), seed=0, budget="quick")
+    report = audit(
+        chosen(guarantee=guarantee),
+        claim,
+        chosen.domain(guarantee=guarantee),
+        seed=0,
+        budget="quick",
+    )
     assert report.violated == (not chosen.truth(guarantee=guarantee).satisfies)

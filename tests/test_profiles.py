@@ -4,7 +4,7 @@ whose profile δ_μ(ε) and trade-off curve G_μ are closed forms."""
 import numpy as np
 import pytest
 
-from dpfuzz import GaussianDP, audit, Domain, PureDP
+from dpfuzz import Domain, GaussianDP, PureDP, audit
 from dpfuzz.profiles import ProfileEstimate, mu_from_tv, privacy_profile
 
 MU = 1.0
@@ -31,15 +31,23 @@ def test_the_gdp_readings_recover_mu_and_the_bounds_hold():
     assert 0.85 < profile.mu_lower_bound_if_gaussian < MU
     assert mu_from_tv(TRUTH.delta_at(0.0)) == pytest.approx(MU)
     low, estimate = profile.gdp_epsilon(1e-5)
-    assert low < TRUTH.epsilon_at(1e-5) and estimate == pytest.approx(TRUTH.epsilon_at(1e-5), rel=0.05)
-    assert "heuristic" in profile.summary() and ProfileEstimate.from_dict(profile.to_dict()).bins == profile.bins
+    assert low < TRUTH.epsilon_at(1e-5) and estimate == pytest.approx(
+        TRUTH.epsilon_at(1e-5), rel=0.05
+    )
+    assert (
+        "heuristic" in profile.summary()
+        and ProfileEstimate.from_dict(profile.to_dict()).bins == profile.bins
+    )
 
 
 @pytest.mark.slow
 def test_all_statements_hold_together_in_at_least_1_minus_beta_of_seeds():
     # The profile and the trade-off bound share one slack event of probability ≥ 0.95. Over 200
     # seeds, more than 20 failures has probability < 0.01 if the bound is valid.
-    failures = sum(not holds(privacy_profile(*gaussian_pair(np.random.default_rng(seed), 20_000))) for seed in range(200))
+    failures = sum(
+        not holds(privacy_profile(*gaussian_pair(np.random.default_rng(seed), 20_000)))
+        for seed in range(200)
+    )
     print(f"privacy profile of the 1-GDP pair: some statement false in {failures}/200 seeds")
     assert failures <= 20
 
@@ -68,9 +76,15 @@ def test_output_histograms_count_every_output_and_shade_the_event():
     rng = np.random.default_rng(0)
     p, q = rng.laplace(0.0, 1.0, 50_000), rng.laplace(1.0, 1.0, 50_000)
     data = output_histograms(p, q, lambda values: values > 2.0)
-    assert [sum(counts) for counts in data["counts"]] == [50_000, 50_000]  # the outer bins hold the tails
+    # the outer bins hold the tails
+    assert [sum(counts) for counts in data["counts"]] == [
+        50_000,
+        50_000,
+    ]
     grid, mask = np.asarray(data["grid"]), np.asarray(data["in_event"])
     assert mask.any() and np.array_equal(mask, grid > 2.0)
     # a few exact values get one bin each: counts are the values' frequencies
-    coins = output_histograms(np.array([0.0] * 30 + [1.0] * 70), np.array([0.0] * 60 + [1.0] * 40), None)
+    coins = output_histograms(
+        np.array([0.0] * 30 + [1.0] * 70), np.array([0.0] * 60 + [1.0] * 40), None
+    )
     assert coins["counts"] == [[30, 70], [60, 40]] and coins["in_event"] is None

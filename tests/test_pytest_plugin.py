@@ -72,7 +72,11 @@ def test_buggy_fails_with_an_explanation_and_correct_passes(suite):
 
 
 def _failure_lines(result) -> list[str]:
-    return [line for line in result.stdout.lines if line.strip().startswith(("bound", "epsilon", "reproduce"))]
+    return [
+        line
+        for line in result.stdout.lines
+        if line.strip().startswith(("bound", "epsilon", "reproduce"))
+    ]
 
 
 def test_same_seed_reproduces_the_same_failure(suite):
@@ -87,12 +91,20 @@ def test_same_seed_reproduces_the_same_failure(suite):
 def test_the_reproduce_line_carries_every_session_option_that_changed_the_audit(suite):
     # Rerun as printed, a failure found with session options reproduces: the line repeats each
     # option that differs from its default (the seed always), and the rerun fails identically.
-    options = ["--dpfuzz-seed=3", "--dpfuzz-budget=default", "--dpfuzz-trials=3", "--dpfuzz-samples=4000", "--dpfuzz-beta=0.01"]
+    options = [
+        "--dpfuzz-seed=3",
+        "--dpfuzz-budget=default",
+        "--dpfuzz-trials=3",
+        "--dpfuzz-samples=4000",
+        "--dpfuzz-beta=0.01",
+    ]
     first = suite.runpytest("-p", "no:cacheprovider", "-k", "leaky", *options)
     # The failure section prints the line; on CI pytest repeats it in the short summary.
     (line,) = {line.strip() for line in first.stdout.lines if line.strip().startswith("reproduce")}
     printed = line.split("; ", 1)[1].split()
-    assert printed[:2] == ["pytest", '"test_suite.py::test_leaky"'] and sorted(printed[2:]) == sorted(options)
+    assert printed[:2] == ["pytest", '"test_suite.py::test_leaky"'] and sorted(
+        printed[2:]
+    ) == sorted(options)
     rerun = suite.runpytest("-p", "no:cacheprovider", "test_suite.py::test_leaky", *printed[2:])
     assert _failure_lines(rerun) == _failure_lines(first)
 
@@ -102,30 +114,64 @@ def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_
     xml = tmp_path / "junit.xml"
     result = suite.runpytest("-p", "no:cacheprovider", "-n", "2", f"--junitxml={xml}")
     result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(["*dpfuzz audits*", "*3 audits, 1 violated, 0 inconclusive; total false-alarm budget 0.15*"])
+    result.stdout.fnmatch_lines(
+        ["*dpfuzz audits*", "*3 audits, 1 violated, 0 inconclusive; total false-alarm budget 0.15*"]
+    )
     assert "VIOLATED test_suite.py::test_leaky  leaky_sum: 1-DP" in result.stdout.str()
     properties = ElementTree.parse(xml).iter("property")
-    recorded = {record["test"]: record for record in (json.loads(p.get("value")) for p in properties if p.get("name") == "dpfuzz_audit")}
-    assert sorted(recorded) == ["test_suite.py::test_correct", "test_suite.py::test_leaky", "test_suite.py::test_marked"]
-    assert recorded["test_suite.py::test_leaky"]["violated"] and recorded["test_suite.py::test_leaky"]["epsilon_lower_bound"] > 1
+    recorded = {
+        record["test"]: record
+        for record in (
+            json.loads(p.get("value")) for p in properties if p.get("name") == "dpfuzz_audit"
+        )
+    }
+    assert sorted(recorded) == [
+        "test_suite.py::test_correct",
+        "test_suite.py::test_leaky",
+        "test_suite.py::test_marked",
+    ]
+    assert (
+        recorded["test_suite.py::test_leaky"]["violated"]
+        and recorded["test_suite.py::test_leaky"]["epsilon_lower_bound"] > 1
+    )
 
 
 def test_options_and_markers_change_what_runs(suite, tmp_path):
     reports = tmp_path / "reports"
     result = suite.runpytest(
-        "-p", "no:cacheprovider", "--dpfuzz-trials=3", "--dpfuzz-samples=4000", "--dpfuzz-beta=0.01",
-        f"--dpfuzz-report={reports}", "-k", "correct or marked",
+        "-p",
+        "no:cacheprovider",
+        "--dpfuzz-trials=3",
+        "--dpfuzz-samples=4000",
+        "--dpfuzz-beta=0.01",
+        f"--dpfuzz-report={reports}",
+        "-k",
+        "correct or marked",
     )
     result.assert_outcomes(passed=2)
-    written = {json.loads(path.read_text())["test"]: json.loads(path.read_text()) for path in reports.glob("*.json")}
+    written = {
+        json.loads(path.read_text())["test"]: json.loads(path.read_text())
+        for path in reports.glob("*.json")
+    }
     assert len(list(reports.glob("test_*.html"))) == 2
     correct, marked = written["test_suite.py::test_correct"], written["test_suite.py::test_marked"]
-    # settings["trials"]: the setting; "trials": the pairs tried (more for 1-D outputs, docs/decisions/0017)
+    # settings["trials"]: the setting; "trials": the pairs tried (more for 1-D outputs,
+    # docs/decisions/0017)
     assert (correct["settings"]["trials"], correct["samples"], correct["beta"]) == (3, 4000, 0.01)
-    assert (marked["settings"]["trials"], marked["samples"], marked["beta"]) == (2, 3000, 0.01)  # the marker wins
+    # the marker wins
+    assert (marked["settings"]["trials"], marked["samples"], marked["beta"]) == (
+        2,
+        3000,
+        0.01,
+    )
     index = (reports / "index.html").read_text()  # one page links every audit's report
-    assert all(f'href="{page.name}"' in index for page in reports.glob("test_*.html")) and "test_suite.py::test_marked" in index
-    result.stdout.fnmatch_lines(["*2 audits, 0 violated, 0 inconclusive; total false-alarm budget 0.02*"])
+    assert (
+        all(f'href="{page.name}"' in index for page in reports.glob("test_*.html"))
+        and "test_suite.py::test_marked" in index
+    )
+    result.stdout.fnmatch_lines(
+        ["*2 audits, 0 violated, 0 inconclusive; total false-alarm budget 0.02*"]
+    )
 
 
 def test_dp_tests_can_be_deselected(suite):
@@ -135,9 +181,20 @@ def test_dp_tests_can_be_deselected(suite):
 
 def test_thorough_budget_is_used(suite, tmp_path):
     reports = tmp_path / "reports"
-    suite.runpytest("-p", "no:cacheprovider", "--dpfuzz-budget=thorough", f"--dpfuzz-report={reports}", "-k", "correct")
+    suite.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--dpfuzz-budget=thorough",
+        f"--dpfuzz-report={reports}",
+        "-k",
+        "correct",
+    )
     (report,) = [json.loads(path.read_text()) for path in reports.glob("*.json")]
-    assert (report["settings"]["trials"], report["samples"], report["verify_samples"]) == (30, 200_000, 1_000_000)
+    assert (report["settings"]["trials"], report["samples"], report["verify_samples"]) == (
+        30,
+        200_000,
+        1_000_000,
+    )
 
 
 def test_hypothesis_pairs_are_audited_and_a_refutation_is_reported(pytester):
@@ -151,7 +208,10 @@ DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=3)
 def leaky_sum(dataset, num_samples, rng):
     return dataset.sum() + rng.laplace(0.0, 0.25, size=num_samples)
 
-@settings(max_examples=5, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5, deadline=None, database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(pair=strategies.neighbouring_pairs(DOMAIN))
 def test_pairs(dp_audit, pair):
     dp_audit.pair(leaky_sum, PureDP(1.0), DOMAIN, pair, samples=5000)
@@ -217,7 +277,9 @@ def test_capped(dp_audit):
     assert report.draws <= 50_000 and report.settings["max_draws"] == 50_000
 """
     )
-    result = pytester.runpytest("-p", "no:cacheprovider", "--dpfuzz-max-draws=50000", "--dpfuzz-max-seconds=600")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--dpfuzz-max-draws=50000", "--dpfuzz-max-seconds=600"
+    )
     result.assert_outcomes(passed=1)
 
 
@@ -251,7 +313,10 @@ def test_float_arithmetic(dp_audit):  # textbook Laplace noise leaks through its
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
-    assert "noisy_sum violates 1-DP" in result.stdout.str() and "tester hockey_stick+float_bits" in result.stdout.str()
+    assert (
+        "noisy_sum violates 1-DP" in result.stdout.str()
+        and "tester hockey_stick+float_bits" in result.stdout.str()
+    )
 
 
 GAUSSIAN_FILE = """
@@ -284,19 +349,34 @@ def test_an_audit_that_could_not_test_its_claim_is_never_ok(pytester):
     pytester.makepyfile(test_gaussian=GAUSSIAN_FILE)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2, skipped=1)
-    result.stdout.fnmatch_lines([
-        "*dpfuzz: gaussian_sum against (1, 1e-05)-DP: inconclusive*",
-        "*why        δ = 1e-05 is too small to test with 100,000 verification outputs per side*verify_samples >= *",
-        '*--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"), skips instead*',
-        "INCONCLUSIVE test_gaussian.py::test_gaussian *",
-        "*2 audits, 0 violated, 2 inconclusive*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*dpfuzz: gaussian_sum against (1, 1e-05)-DP: inconclusive*",
+            (
+                "*why        δ = 1e-05 is too small to test with 100,000 verification outputs per"
+                " side*verify_samples >= *"
+            ),
+            (
+                '*--dpfuzz-inconclusive skip, or @pytest.mark.dpfuzz(inconclusive="skip"), skips'
+                " instead*"
+            ),
+            "INCONCLUSIVE test_gaussian.py::test_gaussian *",
+            "*2 audits, 0 violated, 2 inconclusive*",
+        ]
+    )
     assert "inconclusive must be one of 'fail', 'skip'" in result.stdout.str()
-    skipped = pytester.runpytest("-p", "no:cacheprovider", "--dpfuzz-inconclusive=skip", "-k", "not bad_choice")
+    skipped = pytester.runpytest(
+        "-p", "no:cacheprovider", "--dpfuzz-inconclusive=skip", "-k", "not bad_choice"
+    )
     skipped.assert_outcomes(skipped=2)
 
 
 def test_the_summary_states_what_each_passing_audit_could_have_detected(suite):
     result = suite.runpytest("-p", "no:cacheprovider", "-k", "correct")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["ok * test_suite.py::test_correct *", "*power: * verification outputs per side would have refuted*"])
+    result.stdout.fnmatch_lines(
+        [
+            "ok * test_suite.py::test_correct *",
+            "*power: * verification outputs per side would have refuted*",
+        ]
+    )

@@ -13,27 +13,83 @@ CLAIM = 'claim = { type = "PureDP", epsilon = 1.0 }'
 LAPLACE = '[[target]]\nentry = "Laplace"\n'
 
 MALFORMED = [
-    "", "target = []", 'target = "Laplace"', 'target = { entry = "Laplace" }', "this is not toml", "[settings]\ntrials = 3",
-    'colour = "blue"', 'budget = "weekly"', "budget = 3", "seeds = 0", "seeds = [-1]", "seeds = []", 'seeds = ["a"]',
-    "seeds = [true]", "finders = [1]", 'finders = ["nope"]', 'finders = "random"', "finders = []", 'tester = "nope"',
-    "tester = 5", "trials = 0", "trials = -3", 'trials = "many"', "trials = 1000000000000", "samples = 1e12",
-    "samples = 1000000000000", "samples = 0", "verify_samples = -1", "beta = 0", "beta = 1.5", 'beta = "x"',
-    'sampling = "sometimes"', "max_draws = 10", "max_seconds = -1", "call_timeout = 0", 'arithmetic = "decimal"',
-    'verify_directions = "three"', "audit_timeout = 0", 'audit_timeout = "long"', 'allow_inconclusive = "yes"',
-    "[[target]]\n", '[[target]]\nentry = "Nope"', '[[target]]\nentry = "Laplace"\nmechanism = "x:y"',
-    f'[[target]]\nmechanism = "nomodule:f"\n{CLAIM}', '[[target]]\nmechanism = "bad_targets:laplace"',
-    f'[[target]]\nmechanism = "bad_targets"\n{CLAIM}', f'[[target]]\nmechanism = "bad_targets:nothing"\n{CLAIM}',
-    f'[[target]]\nmechanism = "bad_targets:one_draw"\n{CLAIM}', f'[[target]]\nmechanism = "bad_targets:a_number"\n{CLAIM}',
+    "",
+    "target = []",
+    'target = "Laplace"',
+    'target = { entry = "Laplace" }',
+    "this is not toml",
+    "[settings]\ntrials = 3",
+    'colour = "blue"',
+    'budget = "weekly"',
+    "budget = 3",
+    "seeds = 0",
+    "seeds = [-1]",
+    "seeds = []",
+    'seeds = ["a"]',
+    "seeds = [true]",
+    "finders = [1]",
+    'finders = ["nope"]',
+    'finders = "random"',
+    "finders = []",
+    'tester = "nope"',
+    "tester = 5",
+    "trials = 0",
+    "trials = -3",
+    'trials = "many"',
+    "trials = 1000000000000",
+    "samples = 1e12",
+    "samples = 1000000000000",
+    "samples = 0",
+    "verify_samples = -1",
+    "beta = 0",
+    "beta = 1.5",
+    'beta = "x"',
+    'sampling = "sometimes"',
+    "max_draws = 10",
+    "max_seconds = -1",
+    "call_timeout = 0",
+    'arithmetic = "decimal"',
+    'verify_directions = "three"',
+    "audit_timeout = 0",
+    'audit_timeout = "long"',
+    'allow_inconclusive = "yes"',
+    "[[target]]\n",
+    '[[target]]\nentry = "Nope"',
+    '[[target]]\nentry = "Laplace"\nmechanism = "x:y"',
+    f'[[target]]\nmechanism = "nomodule:f"\n{CLAIM}',
+    '[[target]]\nmechanism = "bad_targets:laplace"',
+    f'[[target]]\nmechanism = "bad_targets"\n{CLAIM}',
+    f'[[target]]\nmechanism = "bad_targets:nothing"\n{CLAIM}',
+    f'[[target]]\nmechanism = "bad_targets:one_draw"\n{CLAIM}',
+    f'[[target]]\nmechanism = "bad_targets:a_number"\n{CLAIM}',
     f'[[target]]\nmechanism = "bad_targets:laplace"\n{CLAIM}\nparams = {{ scale = 2 }}',
-    f'[[target]]\nmechanism = "bad_targets:laplace"\n{CLAIM}\nper_call = true', '[[target]]\nlibrary = "nomodule:f"',
-    LAPLACE + "params = 5", LAPLACE + "params = { nope = 1 }", LAPLACE + 'params = { epsilon = "x" }', LAPLACE + "claim = 3",
-    LAPLACE + 'claim = { type = "Nope" }', LAPLACE + 'claim = { type = "PureDP", epsilon = -1 }',
-    LAPLACE + 'claim = { type = "PureDP", epsilon = 1e308 }', LAPLACE + 'claim = { type = "ApproxDP", epsilon = 1, delta = 2 }',
-    LAPLACE + "claim = { epsilon = 1 }", LAPLACE + 'claim = { type = "GaussianDP", mu = "x" }', LAPLACE + "domain = 3",
-    LAPLACE + "domain = { lo = 0 }", LAPLACE + "domain = { max_size = 1000000000000 }", LAPLACE + "domain = { max_size = -1 }",
-    LAPLACE + "domain = { low = 1.0, high = 0.0 }", LAPLACE + 'domain = { relation = "nope" }', LAPLACE + "domain = { dim = 100000000000 }",
-    LAPLACE + 'truth = "maybe"', LAPLACE + 'tester = "nope"', LAPLACE + 'per_call = "yes"', LAPLACE + "name = 5",
-    LAPLACE + LAPLACE, "[[target]]\nentry = 5", '[[target]]\ncatalogue = "yes"', LAPLACE + "samples = 10",
+    f'[[target]]\nmechanism = "bad_targets:laplace"\n{CLAIM}\nper_call = true',
+    '[[target]]\nlibrary = "nomodule:f"',
+    LAPLACE + "params = 5",
+    LAPLACE + "params = { nope = 1 }",
+    LAPLACE + 'params = { epsilon = "x" }',
+    LAPLACE + "claim = 3",
+    LAPLACE + 'claim = { type = "Nope" }',
+    LAPLACE + 'claim = { type = "PureDP", epsilon = -1 }',
+    LAPLACE + 'claim = { type = "PureDP", epsilon = 1e308 }',
+    LAPLACE + 'claim = { type = "ApproxDP", epsilon = 1, delta = 2 }',
+    LAPLACE + "claim = { epsilon = 1 }",
+    LAPLACE + 'claim = { type = "GaussianDP", mu = "x" }',
+    LAPLACE + "domain = 3",
+    LAPLACE + "domain = { lo = 0 }",
+    LAPLACE + "domain = { max_size = 1000000000000 }",
+    LAPLACE + "domain = { max_size = -1 }",
+    LAPLACE + "domain = { low = 1.0, high = 0.0 }",
+    LAPLACE + 'domain = { relation = "nope" }',
+    LAPLACE + "domain = { dim = 100000000000 }",
+    LAPLACE + 'truth = "maybe"',
+    LAPLACE + 'tester = "nope"',
+    LAPLACE + 'per_call = "yes"',
+    LAPLACE + "name = 5",
+    LAPLACE + LAPLACE,
+    "[[target]]\nentry = 5",
+    '[[target]]\ncatalogue = "yes"',
+    LAPLACE + "samples = 10",
 ]
 
 BAD_TARGETS = """
@@ -63,7 +119,16 @@ def test_every_malformed_config_is_refused_with_a_message(workdir, capsys):
     for index, text in enumerate(MALFORMED):
         path = workdir / f"config{index}.toml"
         path.write_text(text)
-        status = main(["campaign", "run", str(path), "--results", str(workdir / f"results{index}"), "--no-report"])
+        status = main(
+            [
+                "campaign",
+                "run",
+                str(path),
+                "--results",
+                str(workdir / f"results{index}"),
+                "--no-report",
+            ]
+        )
         error = capsys.readouterr().err
         if status != 2 or "error:" not in error or "Traceback" in error:
             unrefused.append((text, status, error[-200:]))
@@ -108,9 +173,25 @@ def floods_stderr(d, n, rng):
 """
 
 EXPECTED = {
-    "error": ("returns_none", "returns_string", "returns_scalar", "returns_strings", "wrong_length", "returns_nan", "returns_inf",
-              "ragged", "complex_outputs", "dict_outputs", "generator_output", "huge_ints", "shape_changes", "raises_value_error",
-              "raises_memory_error", "recurses", "factory_raises"),
+    "error": (
+        "returns_none",
+        "returns_string",
+        "returns_scalar",
+        "returns_strings",
+        "wrong_length",
+        "returns_nan",
+        "returns_inf",
+        "ragged",
+        "complex_outputs",
+        "dict_outputs",
+        "generator_output",
+        "huge_ints",
+        "shape_changes",
+        "raises_value_error",
+        "raises_memory_error",
+        "recurses",
+        "factory_raises",
+    ),
     "crashed": ("exits", "sys_exit", "interrupts", "segfaults"),
     "inconclusive": ("call_hangs",),  # call_timeout ends it
     "not refuted": ("mutates_dataset", "changes_directory", "floods_stderr"),
@@ -120,11 +201,30 @@ EXPECTED = {
 def test_every_bad_mechanism_is_stored_as_its_outcome(workdir):
     names = [name for names in EXPECTED.values() for name in names]
     assert len(names) >= 25
-    targets = "".join(f'[[target]]\nmechanism = "bad_mechanisms:{name}"\n{CLAIM}\ndomain = {{ max_size = 3 }}\n' for name in names)
+    targets = "".join(
+        f'[[target]]\nmechanism = "bad_mechanisms:{name}"\n{CLAIM}\ndomain = {{ max_size = 3 }}\n'
+        for name in names
+    )
     path = workdir / "campaign.toml"
-    path.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\ncall_timeout = 2\naudit_timeout = 60\n" + targets)
-    status = main(["campaign", "run", str(path), "--results", str(workdir / "results"), "--workers", "2", "--no-report"])
+    path.write_text(
+        "trials = 2\nsamples = 1000\nverify_samples = 2000\ncall_timeout = 2\naudit_timeout = 60\n"
+        + targets
+    )
+    status = main(
+        [
+            "campaign",
+            "run",
+            str(path),
+            "--results",
+            str(workdir / "results"),
+            "--workers",
+            "2",
+            "--no-report",
+        ]
+    )
     summaries = ResultsStore(workdir / "results" / "results.db").summaries(1)
     outcomes = {summary["target"].split(":")[1]: summary["outcome"] for summary in summaries}
-    assert status == 1 and outcomes == {name: outcome for outcome, names in EXPECTED.items() for name in names}
+    assert status == 1 and outcomes == {
+        name: outcome for outcome, names in EXPECTED.items() for name in names
+    }
     assert not [s["error"] for s in summaries if "dpfuzz failed" in (s.get("error") or "")]

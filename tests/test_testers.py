@@ -9,10 +9,18 @@ import math
 import numpy as np
 import pytest
 
-from dpfuzz import ApproxDP, Domain, PureDP, RenyiDP, UnsupportedClaimError, UnsupportedOutputError, audit
+from dpfuzz import (
+    ApproxDP,
+    Domain,
+    PureDP,
+    RenyiDP,
+    UnsupportedClaimError,
+    UnsupportedOutputError,
+    audit,
+)
 from dpfuzz import divergences as closed
-from dpfuzz.testers import HistogramTester, MMDTester, RenyiTester, choose_tester, make_tester
 from dpfuzz.profiles import privacy_profile
+from dpfuzz.testers import HistogramTester, MMDTester, RenyiTester, choose_tester, make_tester
 
 BETA = 0.05
 KEEP = math.exp(1) / (1 + math.exp(1))  # randomized response at ε = 1
@@ -66,7 +74,12 @@ def test_bounds_stay_below_closed_form_truth(name, pair):
     draw_p, draw_q, _, _ = PAIRS[pair]
     truth = _truth(pair, claim)
     rng = np.random.default_rng(11)
-    bounds = np.array([tester.test(draw_p(rng, 20_000), draw_q(rng, 20_000), claim, BETA, rng).bound for _ in range(200)])
+    bounds = np.array(
+        [
+            tester.test(draw_p(rng, 20_000), draw_q(rng, 20_000), claim, BETA, rng).bound
+            for _ in range(200)
+        ]
+    )
     below = int(np.sum(bounds <= truth + 1e-12))
     print(f"{name} on {pair}: {below}/200 below truth {truth:.4f}, mean bound {bounds.mean():.4f}")
     assert below >= 190
@@ -80,7 +93,12 @@ def test_mmd_stays_below_twice_total_variation(pair, kernel):
     draw_p, draw_q, hockey_stick, _ = PAIRS[pair]
     rng = np.random.default_rng(12)
     tester = MMDTester(kernel=kernel)
-    bounds = np.array([tester.test(draw_p(rng, 20_000), draw_q(rng, 20_000), PureDP(0.1), BETA, rng).bound for _ in range(200)])
+    bounds = np.array(
+        [
+            tester.test(draw_p(rng, 20_000), draw_q(rng, 20_000), PureDP(0.1), BETA, rng).bound
+            for _ in range(200)
+        ]
+    )
     assert np.sum(bounds <= 2 * hockey_stick(0.0)) >= 190 and bounds.mean() > 0
 
 
@@ -89,7 +107,14 @@ def test_mmd_stays_below_closed_form_gaussian_mmd():
     truth = closed.gaussian_kernel_mmd(1.0, 1.0, bandwidth=1.0)
     rng = np.random.default_rng(13)
     tester = MMDTester(bandwidth=1.0)
-    bounds = np.array([tester.test(rng.normal(0, 1, 20_000), rng.normal(1, 1, 20_000), PureDP(0.1), BETA, rng).bound for _ in range(200)])
+    bounds = np.array(
+        [
+            tester.test(
+                rng.normal(0, 1, 20_000), rng.normal(1, 1, 20_000), PureDP(0.1), BETA, rng
+            ).bound
+            for _ in range(200)
+        ]
+    )
     print(f"mmd: {np.sum(bounds <= truth)}/200 below {truth:.4f}, mean {bounds.mean():.4f}")
     assert np.sum(bounds <= truth) >= 190
 
@@ -98,12 +123,20 @@ def test_mmd_stays_below_closed_form_gaussian_mmd():
 def test_gap_to_the_truth_shrinks_with_samples(name):
     # The histogram's bound is H_{e^ε} on its event: it approaches the truth when the event is
     # ranked by that bound (objective="divergence"); the default ranks by ε instead.
-    tester, claim = {**EVENT_TESTERS, "histogram": (HistogramTester(objective="divergence"), PureDP(0.2)), "mmd": (MMDTester(bandwidth=1.0), PureDP(0.1))}[name]
-    truth = closed.gaussian_kernel_mmd(1.0, 1.0, 1.0) if name == "mmd" else _truth("gaussian", claim)
+    tester, claim = {
+        **EVENT_TESTERS,
+        "histogram": (HistogramTester(objective="divergence"), PureDP(0.2)),
+        "mmd": (MMDTester(bandwidth=1.0), PureDP(0.1)),
+    }[name]
+    truth = (
+        closed.gaussian_kernel_mmd(1.0, 1.0, 1.0) if name == "mmd" else _truth("gaussian", claim)
+    )
     gaps = []
     for n in (2_000, 20_000, 200_000):
         rngs = [np.random.default_rng(seed) for seed in range(3)]
-        mean = np.mean([tester.test(r.normal(0, 1, n), r.normal(1, 1, n), claim, BETA, r).bound for r in rngs])
+        mean = np.mean(
+            [tester.test(r.normal(0, 1, n), r.normal(1, 1, n), claim, BETA, r).bound for r in rngs]
+        )
         gaps.append(truth - mean)
         print(f"{name} n={n:>7,}: truth {truth:.4f}, mean bound {mean:.4f}, gap {truth - mean:.4f}")
     assert gaps[0] > gaps[1] > gaps[2] >= 0
@@ -111,8 +144,18 @@ def test_gap_to_the_truth_shrinks_with_samples(name):
 
 EXACT = {
     # name: (draw P, draw Q, claim for event/MMD testers, claim for the Rényi tester) — all exact
-    "laplace": (lambda r, n: r.laplace(0, 1, n), lambda r, n: r.laplace(1, 1, n), PureDP(1.0), PureDP(1.0)),
-    "randomized_response": (PAIRS["randomized_response"][0], PAIRS["randomized_response"][1], PureDP(1.0), PureDP(1.0)),
+    "laplace": (
+        lambda r, n: r.laplace(0, 1, n),
+        lambda r, n: r.laplace(1, 1, n),
+        PureDP(1.0),
+        PureDP(1.0),
+    ),
+    "randomized_response": (
+        PAIRS["randomized_response"][0],
+        PAIRS["randomized_response"][1],
+        PureDP(1.0),
+        PureDP(1.0),
+    ),
     "gaussian": (
         lambda r, n: r.normal(0, 1, n),
         lambda r, n: r.normal(1, 1, n),
@@ -143,10 +186,15 @@ def test_privacy_profile_holds_for_all_epsilons_at_once():
     rng = np.random.default_rng(14)
     held = 0
     for _ in range(100):
-        profile = privacy_profile(rng.laplace(0, 1, 50_000), rng.laplace(1, 1, 50_000), epsilons=epsilons, beta=BETA)
+        profile = privacy_profile(
+            rng.laplace(0, 1, 50_000), rng.laplace(1, 1, 50_000), epsilons=epsilons, beta=BETA
+        )
         held += bool(np.all(profile.delta_lower <= truth))
     last = profile.delta_lower
-    print(f"profile below the truth at every ε in {held}/100 runs; TV bound {last[0]:.3f} (true {truth[0]:.3f})")
+    print(
+        f"profile below the truth at every ε in {held}/100 runs; TV bound {last[0]:.3f} (true"
+        f" {truth[0]:.3f})"
+    )
     assert held >= 95 and last[0] > 0.5 * truth[0]
     assert np.all(np.diff(last) <= 0)
 
@@ -157,10 +205,15 @@ def test_unsupported_claims_and_outputs():
         MMDTester().test(np.zeros(10), np.ones(10), RenyiDP(2.0, 1.0), BETA, rng)
     with pytest.raises(UnsupportedClaimError, match="renyi refutes RenyiDP and PureDP claims"):
         RenyiTester().test(np.zeros(10), np.ones(10), ApproxDP(1.0, 1e-5), BETA, rng)
-    with pytest.raises(UnsupportedOutputError, match="histogram handles 1-D outputs.*use tester='hockey_stick' or 'mmd'"):
+    with pytest.raises(
+        UnsupportedOutputError,
+        match="histogram handles 1-D outputs.*use tester='hockey_stick' or 'mmd'",
+    ):
         HistogramTester().test(np.zeros((10, 2)), np.ones((10, 2)), PureDP(1.0), BETA, rng)
     with pytest.raises(UnsupportedClaimError, match="bound='uniform' refutes PureDP and ApproxDP"):
-        HistogramTester(bound="uniform").test(np.zeros(10), np.ones(10), RenyiDP(2.0, 1.0), BETA, rng)
+        HistogramTester(bound="uniform").test(
+            np.zeros(10), np.ones(10), RenyiDP(2.0, 1.0), BETA, rng
+        )
 
 
 def test_vector_outputs_for_mmd_and_renyi():
@@ -182,7 +235,9 @@ def test_auto_rule():
         keep = rng.random(num_samples) < KEEP
         return np.where(keep, min(len(dataset), 1), 1 - min(len(dataset), 1))
 
-    report = audit(flip, PureDP(0.5), Domain(min_size=0, max_size=1), trials=2, samples=20_000, seed=0)
+    report = audit(
+        flip, PureDP(0.5), Domain(min_size=0, max_size=1), trials=2, samples=20_000, seed=0
+    )
     assert report.tester == "histogram" and report.violated
 
 
@@ -193,7 +248,8 @@ def test_testers_fit_on_one_thread_and_restore_the_pools():
 
     from dpfuzz.testers.base import single_threaded
 
-    importlib.import_module("sklearn.linear_model")  # loads scikit-learn's OpenMP runtime, if it has one
+    # loads scikit-learn's OpenMP runtime, if it has one
+    importlib.import_module("sklearn.linear_model")
     before = {pool["filepath"]: pool["num_threads"] for pool in threadpool_info()}
     for _ in range(2):  # the second time through the kept controller
         with single_threaded():

@@ -40,8 +40,20 @@ def claim_under(claim: Claim, own: str, relation: str) -> tuple[Claim, str]:
         return claim, f"audited under its own {own}"
     if (own, relation) == ("add_remove", "substitute"):
         converted = group_claim(claim, 2)
-        return converted, f"audited under substitute: {claim.describe()} for a group of 2 is {converted.describe()}"
-    return claim, f"audited under {relation}, not its own {own}: no claim follows, {claim.describe()} is kept as a misuse to test"
+        return (
+            converted,
+            (
+                f"audited under substitute: {claim.describe()} for a group of 2 is"
+                f" {converted.describe()}"
+            ),
+        )
+    return (
+        claim,
+        (
+            f"audited under {relation}, not its own {own}: no claim follows, {claim.describe()} is"
+            " kept as a misuse to test"
+        ),
+    )
 
 
 def stated_claim(epsilon: float, delta: float) -> ApproxDP:
@@ -49,8 +61,15 @@ def stated_claim(epsilon: float, delta: float) -> ApproxDP:
     return ApproxDP(float(epsilon), float(delta)) if delta > 0 else PureDP(float(epsilon))
 
 
-def noisy_answer_target(batch, *, name: str, claim: Claim, answers_range: tuple[float, float], sensitivity: float,
-                        convention: str) -> LibraryTarget:
+def noisy_answer_target(
+    batch,
+    *,
+    name: str,
+    claim: Claim,
+    answers_range: tuple[float, float],
+    sensitivity: float,
+    convention: str,
+) -> LibraryTarget:
     """A target for a library mechanism that adds noise to one query answer: ``batch(dataset, size,
     rng)`` releases `size` noisy copies of ``dataset[0]``; answers move by at most `sensitivity`."""
     from dpfuzz.mechanism import per_call
@@ -60,7 +79,14 @@ def noisy_answer_target(batch, *, name: str, claim: Claim, answers_range: tuple[
 
     mechanism = per_call(release, batch=batch)
     mechanism.name = name
-    domain = Domain(low=answers_range[0], high=answers_range[1], min_size=1, max_size=1, relation="linf", sensitivity=sensitivity)
+    domain = Domain(
+        low=answers_range[0],
+        high=answers_range[1],
+        min_size=1,
+        max_size=1,
+        relation="linf",
+        sensitivity=sensitivity,
+    )
     return LibraryTarget(mechanism, claim, domain, convention)
 
 
@@ -69,8 +95,11 @@ def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int
     (partition key, value) holding `rows` rows, in the partitions key, key + 1, … (mod `keys`),
     each with that value; keys round to the integers 0 … `keys` − 1."""
     records = np.asarray(dataset, dtype=float).reshape(-1, 2)
-    return [(unit, (int(round(key)) + offset) % keys, float(value))
-            for unit, (key, value) in enumerate(records.tolist()) for offset in range(rows)]
+    return [
+        (unit, (int(round(key)) + offset) % keys, float(value))
+        for unit, (key, value) in enumerate(records.tolist())
+        for offset in range(rows)
+    ]
 
 
 def keyed_universe(columns, keys: int) -> list:
@@ -88,10 +117,17 @@ def keyed_rows(columns, rows) -> dict:
     if "key" not in columns:
         return {column: value for row in rows for column, value in zip(columns, row)}
     at = columns.index("key")
-    return {(int(row[at]), column): value for row in rows for column, value in zip(columns, row) if column != "key"}
+    return {
+        (int(row[at]), column): value
+        for row in rows
+        for column, value in zip(columns, row)
+        if column != "key"
+    }
 
 
 def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int) -> Domain:
     """Datasets of 1 to `max_size` keyed records (`privacy_id_rows`): keys in [0, keys − 1],
     values in `values`."""
-    return Domain(low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size)
+    return Domain(
+        low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size
+    )

@@ -41,39 +41,76 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
 
-CONVENTIONS = {"mean": "substitute", "var": "substitute", "std": "substitute", "nanmean": "substitute",
-               "nanvar": "substitute", "nanstd": "substitute", "sum": "substitute", "nansum": "substitute",
-               "count_nonzero": "substitute", "histogram": "add_remove", "quantile": "add_remove",
-               "percentile": "add_remove", "median": "add_remove"}
+CONVENTIONS = {
+    "mean": "substitute",
+    "var": "substitute",
+    "std": "substitute",
+    "nanmean": "substitute",
+    "nanvar": "substitute",
+    "nanstd": "substitute",
+    "sum": "substitute",
+    "nansum": "substitute",
+    "count_nonzero": "substitute",
+    "histogram": "add_remove",
+    "quantile": "add_remove",
+    "percentile": "add_remove",
+    "median": "add_remove",
+}
 
 
-def diffprivlib_tool(function, *, epsilon: float, bounds: tuple[float, float], relation: str | None = None,
-                     min_size: int = 1, max_size: int = 10, **arguments) -> LibraryTarget:
+def diffprivlib_tool(
+    function,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float],
+    relation: str | None = None,
+    min_size: int = 1,
+    max_size: int = 10,
+    **arguments,
+) -> LibraryTarget:
     """An audit target for a `diffprivlib.tools` function called as
-    ``function(dataset, epsilon=epsilon, bounds=bounds, **arguments)`` (histograms: ``range=bounds``)."""
+    ``function(dataset, epsilon=epsilon, bounds=bounds, **arguments)`` (histograms:
+    ``range=bounds``).
+    """
     name = getattr(function, "__name__", str(function))
     if name not in CONVENTIONS:
-        raise InvalidArgument(f"dpfuzz knows the conventions of diffprivlib.tools {sorted(CONVENTIONS)}, got {name!r}.")
+        raise InvalidArgument(
+            f"dpfuzz knows the conventions of diffprivlib.tools {sorted(CONVENTIONS)}, got"
+            f" {name!r}."
+        )
     own = CONVENTIONS[name]
     relation = relation or own
-    keyword = {"histogram": {"range": tuple(bounds)}, "count_nonzero": {}}.get(name, {"bounds": tuple(bounds)})
+    keyword = {"histogram": {"range": tuple(bounds)}, "count_nonzero": {}}.get(
+        name, {"bounds": tuple(bounds)}
+    )
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         from diffprivlib import BudgetAccountant
 
         seed = int(rng.integers(2**31 - 1))
-        output = function(np.asarray(dataset, dtype=float), epsilon=epsilon, random_state=seed,
-                          accountant=BudgetAccountant(), **keyword, **arguments)
-        return np.asarray(output[0] if isinstance(output, tuple) else output, dtype=float)  # histogram: (counts, edges)
+        output = function(
+            np.asarray(dataset, dtype=float),
+            epsilon=epsilon,
+            random_state=seed,
+            accountant=BudgetAccountant(),
+            **keyword,
+            **arguments,
+        )
+        # histogram: (counts, edges)
+        return np.asarray(output[0] if isinstance(output, tuple) else output, dtype=float)
 
     mechanism = per_call(release)
     mechanism.name = f"diffprivlib.tools.{name}"
-    domain = Domain(low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation)
+    domain = Domain(
+        low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation
+    )
     claim, how = claim_under(PureDP(epsilon), own, relation)
     return LibraryTarget(mechanism, claim, domain, f"tools.{name} is private under {own}; {how}")
 
 
-def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)) -> LibraryTarget:
+def diffprivlib_mechanism(
+    mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)
+) -> LibraryTarget:
     """An audit target for a diffprivlib mechanism object (``.randomise(value)``): one query
     answer that moves by at most the mechanism's `sensitivity`; claim (ε, δ) from its fields.
     Integer mechanisms (Geometric…, GaussianDiscrete) get the answer's floor, which moves by at
@@ -83,37 +120,68 @@ def diffprivlib_mechanism(mechanism_object, *, answers_range: tuple[float, float
     epsilon, delta = float(mechanism_object.epsilon), float(getattr(mechanism_object, "delta", 0.0))
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        mechanism_object._rng = np.random.RandomState(int(rng.integers(2**31 - 1)))  # diffprivlib 0.6's generator
+        # diffprivlib 0.6's generator
+        mechanism_object._rng = np.random.RandomState(int(rng.integers(2**31 - 1)))
         value = float(np.asarray(dataset, dtype=float)[0])
         value = int(np.floor(value)) if integer else value
         return np.array([mechanism_object.randomise(value) for _ in range(size)])
 
-    return noisy_answer_target(batch, name=f"diffprivlib.mechanisms.{type(mechanism_object).__name__}",
-                               claim=stated_claim(epsilon, delta), answers_range=answers_range, sensitivity=sensitivity,
-                               convention=f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta")
+    return noisy_answer_target(
+        batch,
+        name=f"diffprivlib.mechanisms.{type(mechanism_object).__name__}",
+        claim=stated_claim(epsilon, delta),
+        answers_range=answers_range,
+        sensitivity=sensitivity,
+        convention=(
+            f"one answer moving by ≤ sensitivity = {sensitivity:g}; claim from its epsilon, delta"
+        ),
+    )
 
 
-MODEL_CONVENTIONS = {  # read from diffprivlib 0.6's source: where n enters a sensitivity, n is public
-    "LogisticRegression": "substitute",   # output perturbation with sensitivity 2/(nλ) (Chaudhuri et al. 2011)
-    "LinearRegression": "add_remove",     # functional mechanism: noisy sums, sensitivities from the bounds
-    "GaussianNB": "substitute",           # its noisy class counts are made to sum to the actual n
-    "KMeans": "add_remove",               # noisy counts and sums per cluster
-    "PCA": "substitute",                  # the mean divides by the actual n (tools.mean)
-    "StandardScaler": "substitute",       # tools.nanmean and nanvar
-    "DecisionTreeClassifier": "add_remove",  # leaf labels by PermuteAndFlip(monotonic=True) on class counts
-    "RandomForestClassifier": "add_remove",  # trees as above, each on a disjoint part of the records
+# read from diffprivlib 0.6's source: where n enters a sensitivity, n is public
+MODEL_CONVENTIONS = {
+    "LogisticRegression": (
+        "substitute"
+    ),  # output perturbation with sensitivity 2/(nλ) (Chaudhuri et al. 2011)
+    "LinearRegression": (
+        "add_remove"
+    ),  # functional mechanism: noisy sums, sensitivities from the bounds
+    "GaussianNB": "substitute",  # its noisy class counts are made to sum to the actual n
+    "KMeans": "add_remove",  # noisy counts and sums per cluster
+    "PCA": "substitute",  # the mean divides by the actual n (tools.mean)
+    "StandardScaler": "substitute",  # tools.nanmean and nanvar
+    "DecisionTreeClassifier": (
+        "add_remove"
+    ),  # leaf labels by PermuteAndFlip(monotonic=True) on class counts
+    "RandomForestClassifier": (
+        "add_remove"
+    ),  # trees as above, each on a disjoint part of the records
 }
-LABELLED = {"LogisticRegression": "class", "GaussianNB": "class", "LinearRegression": "target", "DecisionTreeClassifier": "class",
-            "RandomForestClassifier": "class"}
+LABELLED = {
+    "LogisticRegression": "class",
+    "GaussianNB": "class",
+    "LinearRegression": "target",
+    "DecisionTreeClassifier": "class",
+    "RandomForestClassifier": "class",
+}
 TREES = ("DecisionTreeClassifier", "RandomForestClassifier")
 
 
-def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0, features: int = 2, max_size: int = 6,
-                      relation: str | None = None, **arguments) -> LibraryTarget:
+def diffprivlib_model(
+    name: str = "LogisticRegression",
+    *,
+    epsilon: float = 1.0,
+    features: int = 2,
+    max_size: int = 6,
+    relation: str | None = None,
+    **arguments,
+) -> LibraryTarget:
     """An audit target for ``diffprivlib.models.<name>`` fitted on records in [0, 1]^features (a
     class label in {0, 1} or a target in [0, 1] as the last coordinate, where the model takes one),
     releasing the fitted model's parameters (`dpfuzz.outputs.Model`). Every dataset also holds two
-    fixed public records, one of each class, so that every fit is defined; neighbours stay neighbours."""
+    fixed public records, one of each class, so that every fit is defined; neighbours stay
+    neighbours.
+    """
     import diffprivlib
 
     check_choice("diffprivlib model", name, tuple(MODEL_CONVENTIONS))
@@ -123,34 +191,64 @@ def diffprivlib_model(name: str = "LogisticRegression", *, epsilon: float = 1.0,
     relation = relation or own
     label = LABELLED.get(name)
     unit = ([0.0] * features, [1.0] * features)
-    options = {"LogisticRegression": {"data_norm": float(np.sqrt(features))},
-               "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
-               "GaussianNB": {"bounds": unit}, "KMeans": {"bounds": unit, "n_clusters": 2},
-               "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
-               "StandardScaler": {"bounds": unit},
-               "DecisionTreeClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
-               "RandomForestClassifier": {"bounds": unit, "classes": [0, 1], "n_estimators": 4, "max_depth": 2}}[name]
+    options = {
+        "LogisticRegression": {"data_norm": float(np.sqrt(features))},
+        "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
+        "GaussianNB": {"bounds": unit},
+        "KMeans": {"bounds": unit, "n_clusters": 2},
+        "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
+        "StandardScaler": {"bounds": unit},
+        "DecisionTreeClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
+        "RandomForestClassifier": {
+            "bounds": unit,
+            "classes": [0, 1],
+            "n_estimators": 4,
+            "max_depth": 2,
+        },
+    }[name]
     options.update(arguments)
     model_class = getattr(diffprivlib.models, name)
-    base = np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]]) if label else np.full((2, features), 0.5)
+    base = (
+        np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]])
+        if label
+        else np.full((2, features), 0.5)
+    )
     probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         records = np.vstack([base, np.asarray(dataset, dtype=float).reshape(-1, base.shape[1])])
-        model = model_class(epsilon=epsilon, random_state=int(rng.integers(2**31 - 1)),
-                            accountant=diffprivlib.BudgetAccountant(), **options)
+        model = model_class(
+            epsilon=epsilon,
+            random_state=int(rng.integers(2**31 - 1)),
+            accountant=diffprivlib.BudgetAccountant(),
+            **options,
+        )
         if label:
             target = np.round(records[:, -1]) if label == "class" else records[:, -1]
             model.fit(records[:, :-1], target)
         else:
             model.fit(records)
         if name in TREES:
-            return np.concatenate([tree.predict(probes) for tree in getattr(model, "estimators_", [model])])
+            return np.concatenate(
+                [tree.predict(probes) for tree in getattr(model, "estimators_", [model])]
+            )
         return model
 
     mechanism = per_call(release) if name in TREES else structured(release, encoder=Model())
     mechanism.name = f"diffprivlib.models.{name}"
-    domain = Domain(low=0.0, high=1.0, dim=features + (1 if label else 0), min_size=0, max_size=max_size, relation=relation)
+    domain = Domain(
+        low=0.0,
+        high=1.0,
+        dim=features + (1 if label else 0),
+        min_size=0,
+        max_size=max_size,
+        relation=relation,
+    )
     claim, how = claim_under(PureDP(epsilon), own, relation)
-    return LibraryTarget(mechanism, claim, domain, f"models.{name} is private under {own} (read from its source); {how}; "
-                         "every dataset also holds two fixed public records")
+    return LibraryTarget(
+        mechanism,
+        claim,
+        domain,
+        f"models.{name} is private under {own} (read from its source); {how}; "
+        "every dataset also holds two fixed public records",
+    )

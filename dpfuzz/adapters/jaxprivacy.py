@@ -31,9 +31,18 @@ from dpfuzz.validation import check_choice, check_int
 CHUNKS = (256, 8192)  # draws per compiled call: small requests (the probe's) stay cheap
 
 
-def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, *, l2_clip_norm: float = 0.1, delta: float = 1e-5,
-                          accountant: str = "pld", max_size: int = 4, steps: int = 1, sampling_rate: float = 1.0,
-                          sample: bool = True, privatizer_noise_multiplier: float | None = None) -> LibraryTarget:
+def jaxprivacy_dpsgd_step(
+    noise_multiplier: float = 1.0,
+    *,
+    l2_clip_norm: float = 0.1,
+    delta: float = 1e-5,
+    accountant: str = "pld",
+    max_size: int = 4,
+    steps: int = 1,
+    sampling_rate: float = 1.0,
+    sample: bool = True,
+    privatizer_noise_multiplier: float | None = None,
+) -> LibraryTarget:
     """`steps` DP-SGD steps in jax-privacy, batches Poisson-sampled at `sampling_rate`. Two misuses
     are parameters: `privatizer_noise_multiplier` (default: `noise_multiplier`) is the noise the
     privatizer adds, so ``noise_multiplier / 2`` is an accountant told more noise than is added;
@@ -49,10 +58,18 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, *, l2_clip_norm: float 
     check_int("steps", steps, minimum=1)
     if not 0 < sampling_rate <= 1:
         raise InvalidArgument(f"sampling_rate must be in (0, 1], got {sampling_rate!r}.")
-    config = accountants.PldAccountantConfig() if accountant == "pld" else accountants.RdpAccountantConfig()
+    config = (
+        accountants.PldAccountantConfig()
+        if accountant == "pld"
+        else accountants.RdpAccountantConfig()
+    )
     population = 1000  # the accountant reads the sampling rate as batch_size / num_samples
-    params = analysis.DpParams(noise_multipliers=noise_multiplier, num_samples=population,
-                               batch_size=round(sampling_rate * population), delta=delta)
+    params = analysis.DpParams(
+        noise_multipliers=noise_multiplier,
+        num_samples=population,
+        batch_size=round(sampling_rate * population),
+        delta=delta,
+    )
     epsilon = analysis.DpsgdTrainingAccountant(config).compute_epsilon(steps, params)
     rate = sampling_rate if sample else 1.0
 
@@ -69,7 +86,9 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, *, l2_clip_norm: float 
     def noisy(gradients, seed, count):
         def one(key):
             sampling, noise = jax.random.split(key)
-            batches = jax.random.bernoulli(sampling, rate, (steps, gradients.shape[0])).astype(gradients.dtype)
+            batches = jax.random.bernoulli(sampling, rate, (steps, gradients.shape[0])).astype(
+                gradients.dtype
+            )
             sums = batches @ gradients
             privatizer = noise_addition.gaussian_privatizer(stddev=stddev, prng_key=noise)
             return privatizer.update(sums, privatizer.init(sums))[0].ravel()
@@ -78,10 +97,14 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, *, l2_clip_norm: float 
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         examples = np.asarray(dataset, dtype=np.float32).reshape(-1, 2)
-        gradients = np.zeros((max_size, 2), dtype=np.float32)  # absent examples add zero: one compiled shape
-        gradients[:len(examples)] = per_example(jnp.asarray(examples)) if len(examples) else 0.0
+        # absent examples add zero: one compiled shape
+        gradients = np.zeros((max_size, 2), dtype=np.float32)
+        gradients[: len(examples)] = per_example(jnp.asarray(examples)) if len(examples) else 0.0
         count = CHUNKS[0] if size <= CHUNKS[0] else CHUNKS[1]
-        chunks = [np.asarray(noisy(gradients, int(rng.integers(2**31 - 1)), count)) for _ in range(-(-size // count))]
+        chunks = [
+            np.asarray(noisy(gradients, int(rng.integers(2**31 - 1)), count))
+            for _ in range(-(-size // count))
+        ]
         return np.concatenate(chunks)[:size].astype(float)
 
     for size in range(1, max_size + 1):  # compile before the audit's probe times the release
@@ -89,9 +112,15 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, *, l2_clip_norm: float 
     for count in CHUNKS:
         noisy(jnp.zeros((max_size, 2), dtype=jnp.float32), 0, count)
     mechanism = per_call(lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch)
-    mechanism.name = (f"jax-privacy DP-SGD, {steps} step(s) at sampling rate {sampling_rate:g}"
-                      f"{'' if sample else ' (not sampled)'} (noise multiplier {noise_multiplier:g}, C = {l2_clip_norm:g})")
+    mechanism.name = (
+        f"jax-privacy DP-SGD, {steps} step(s) at sampling rate"
+        f" {sampling_rate:g}{'' if sample else ' (not sampled)'} (noise multiplier"
+        f" {noise_multiplier:g}, C = {l2_clip_norm:g})"
+    )
     domain = Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=max_size)
-    convention = (f"one example added or removed (clipped_grad's sensitivity {sensitivity:g}); claim from its {accountant} "
-                  f"DpsgdTrainingAccountant for {steps} update(s) at sampling rate {sampling_rate:g}, delta = {delta:g}")
+    convention = (
+        f"one example added or removed (clipped_grad's sensitivity {sensitivity:g}); claim from its"
+        f" {accountant} DpsgdTrainingAccountant for {steps} update(s) at sampling rate"
+        f" {sampling_rate:g}, delta = {delta:g}"
+    )
     return LibraryTarget(mechanism, stated_claim(epsilon, delta), domain, convention)

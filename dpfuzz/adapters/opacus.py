@@ -38,8 +38,13 @@ from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
 
 
-def opacus_claim(noise_multiplier: float, sample_rate: float, steps: int, accountant: str = "prv",
-                 delta: float = 1e-5) -> ApproxDP:
+def opacus_claim(
+    noise_multiplier: float,
+    sample_rate: float,
+    steps: int,
+    accountant: str = "prv",
+    delta: float = 1e-5,
+) -> ApproxDP:
     """(ε, δ) from an Opacus accountant stepped `steps` times at (noise_multiplier, sample_rate)."""
     from opacus.accountants import create_accountant
 
@@ -61,10 +66,22 @@ def labelled_one(dataset: np.ndarray):
 
 
 def opacus_dpsgd(
-    model, *, noise_multiplier: float, max_grad_norm: float, domain: Domain, learning_rate: float = 1.0,
-    steps: int = 1, sample_rate: float = 1.0, batch_size: float | None = None, loss=None, to_batch=labelled_one,
-    accountant: str = "prv", delta: float = 1e-5, release: str = "parameters",
-    optimizer_noise_multiplier: float | None = None, noiseless_last_step: bool = False,
+    model,
+    *,
+    noise_multiplier: float,
+    max_grad_norm: float,
+    domain: Domain,
+    learning_rate: float = 1.0,
+    steps: int = 1,
+    sample_rate: float = 1.0,
+    batch_size: float | None = None,
+    loss=None,
+    to_batch=labelled_one,
+    accountant: str = "prv",
+    delta: float = 1e-5,
+    release: str = "parameters",
+    optimizer_noise_multiplier: float | None = None,
+    noiseless_last_step: bool = False,
 ) -> LibraryTarget:
     """An audit target for DP-SGD on the torch `model` (module docstring). `domain` gives the
     records (``to_batch(dataset) -> (inputs, targets)`` turns a dataset into tensors; default:
@@ -75,63 +92,111 @@ def opacus_dpsgd(
     check_choice("release", release, ("parameters", "gradients"))
     relation = domain.relation.name
     if relation not in ("add_remove", "substitute"):
-        raise InvalidArgument(f"Opacus' privacy unit is one example: audit it under add_remove or substitute, got {relation!r}.")
+        raise InvalidArgument(
+            "Opacus' privacy unit is one example: audit it under add_remove or substitute, got"
+            f" {relation!r}."
+        )
     if to_batch is labelled_one and domain.dim is None:
-        raise InvalidArgument("the default to_batch feeds each record to the model as a feature row: give the domain "
-                              "vector records, Domain(dim=<the model's input size>, ...), or pass to_batch=.")
+        raise InvalidArgument(
+            "the default to_batch feeds each record to the model as a feature row: give the domain "
+            "vector records, Domain(dim=<the model's input size>, ...), or pass to_batch=."
+        )
     if not 0.0 < sample_rate <= 1.0:
         raise InvalidArgument(f"sample_rate must be in (0, 1], got {sample_rate!r}.")
-    claim, how = claim_under(opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta), "add_remove", relation)
-    used_noise = noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+    claim, how = claim_under(
+        opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta),
+        "add_remove",
+        relation,
+    )
+    used_noise = (
+        noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+    )
     expected_batch = float(batch_size if batch_size is not None else domain.max_size * sample_rate)
     loss = loss if loss is not None else torch.nn.BCEWithLogitsLoss()
     initial = copy.deepcopy(model)
 
     def train(dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        optimizer, module = _private(initial, used_noise, max_grad_norm, expected_batch, learning_rate,
-                                     torch.Generator().manual_seed(int(rng.integers(2**62))))
+        optimizer, module = _private(
+            initial,
+            used_noise,
+            max_grad_norm,
+            expected_batch,
+            learning_rate,
+            torch.Generator().manual_seed(int(rng.integers(2**62))),
+        )
         inputs, targets = to_batch(dataset)
         released = []
         for step in range(steps):
             if noiseless_last_step and step == steps - 1:
                 optimizer.noise_multiplier = 0.0
-            chosen = torch.as_tensor(rng.random(len(inputs)) < sample_rate) if sample_rate < 1.0 else slice(None)
+            chosen = (
+                torch.as_tensor(rng.random(len(inputs)) < sample_rate)
+                if sample_rate < 1.0
+                else slice(None)
+            )
             optimizer.zero_grad()
             _backward(module, loss, inputs[chosen], targets[chosen])
             optimizer.step()
             released.append(_flat([parameter.grad for parameter in module.parameters()]))
-        return np.concatenate(released) if release == "gradients" else _flat(list(module.parameters()))
+        return (
+            np.concatenate(released) if release == "gradients" else _flat(list(module.parameters()))
+        )
 
     def one_step_batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         from opacus.optimizers.optimizer import _generate_noise
 
-        optimizer, module = _private(initial, used_noise, max_grad_norm, expected_batch, learning_rate, None)
+        optimizer, module = _private(
+            initial, used_noise, max_grad_norm, expected_batch, learning_rate, None
+        )
         inputs, targets = to_batch(dataset)
         optimizer.zero_grad()
         _backward(module, loss, inputs, targets)
         optimizer.clip_and_accumulate()  # Opacus' per-example clipping, summed into p.summed_grad
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-        noise_std = 0.0 if noiseless_last_step else optimizer.noise_multiplier * optimizer.max_grad_norm
+        noise_std = (
+            0.0 if noiseless_last_step else optimizer.noise_multiplier * optimizer.max_grad_norm
+        )
         columns = []
         with torch.no_grad():
             for parameter in module.parameters():
-                noise = _generate_noise(std=noise_std, reference=torch.empty((size, *parameter.shape)), generator=generator)
-                gradient = (parameter.summed_grad + noise) / optimizer.expected_batch_size  # add_noise, scale_grad
-                columns.append((gradient if release == "gradients" else parameter - learning_rate * gradient).reshape(size, -1))
+                noise = _generate_noise(
+                    std=noise_std,
+                    reference=torch.empty((size, *parameter.shape)),
+                    generator=generator,
+                )
+                gradient = (
+                    parameter.summed_grad + noise
+                ) / optimizer.expected_batch_size  # add_noise, scale_grad
+                columns.append(
+                    (
+                        gradient if release == "gradients" else parameter - learning_rate * gradient
+                    ).reshape(size, -1)
+                )
         return torch.cat(columns, dim=1).numpy().astype(float)
 
     fast = steps == 1 and sample_rate == 1.0
     mechanism = per_call(train, batch=one_step_batch if fast else None)
     mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {used_noise:g})"
-    stated = f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps} step(s)"
+    stated = (
+        f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps}"
+        " step(s)"
+    )
     if used_noise != noise_multiplier:
         stated += f"; the optimizer adds σ = {used_noise:g}: a misuse to test"
     return LibraryTarget(mechanism, claim, domain, f"one example added or removed; {how}; {stated}")
 
 
-def opacus_one_run(noise_multiplier: float, steps: int, *, max_grad_norm: float = 0.1, learning_rate: float = 0.5,
-                   accountant: str = "prv", delta: float = 1e-5, optimizer_noise_multiplier: float | None = None,
-                   as_gdp: bool = False):
+def opacus_one_run(
+    noise_multiplier: float,
+    steps: int,
+    *,
+    max_grad_norm: float = 0.1,
+    learning_rate: float = 0.5,
+    accountant: str = "prv",
+    delta: float = 1e-5,
+    optimizer_noise_multiplier: float | None = None,
+    as_gdp: bool = False,
+):
     """``run(included, rng) -> scores`` for `dpfuzz.audit_one_run`: white-box full-batch DP-SGD in
     Opacus on scikit-learn's breast-cancer data with one Dirac canary per extra input coordinate
     (paper 003 §5.2; the numpy twin is `dpfuzz.catalogue.dpsgd.dpsgd_one_run`). Canary i is the
@@ -145,18 +210,30 @@ def opacus_one_run(noise_multiplier: float, steps: int, *, max_grad_norm: float 
     from dpfuzz.catalogue.dpsgd import breast_cancer
 
     features, labels = breast_cancer()
-    used_noise = noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+    used_noise = (
+        noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+    )
 
     def run(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         m, (n, d) = len(included), features.shape
         canaries = np.zeros((int(included.sum()), d + m))
         canaries[np.arange(len(canaries)), d + np.flatnonzero(included)] = 10.0
-        inputs = torch.as_tensor(np.vstack([np.hstack([features, np.zeros((n, m))]), canaries]), dtype=torch.float32)
-        targets = torch.as_tensor(np.concatenate([labels, np.zeros(len(canaries))]), dtype=torch.float32)[:, None]
+        inputs = torch.as_tensor(
+            np.vstack([np.hstack([features, np.zeros((n, m))]), canaries]), dtype=torch.float32
+        )
+        targets = torch.as_tensor(
+            np.concatenate([labels, np.zeros(len(canaries))]), dtype=torch.float32
+        )[:, None]
         model = torch.nn.Linear(d + m, 1, bias=False)
         torch.nn.init.zeros_(model.weight)
-        optimizer, module = _private(model, used_noise, max_grad_norm, n + m, learning_rate,
-                                     torch.Generator().manual_seed(int(rng.integers(2**62))))
+        optimizer, module = _private(
+            model,
+            used_noise,
+            max_grad_norm,
+            n + m,
+            learning_rate,
+            torch.Generator().manual_seed(int(rng.integers(2**62))),
+        )
         (weight,) = module.parameters()
         scores = np.zeros(m)
         for _ in range(steps):
@@ -171,16 +248,29 @@ def opacus_one_run(noise_multiplier: float, steps: int, *, max_grad_norm: float 
     return run
 
 
-def _private(model, noise_multiplier: float, max_grad_norm: float, expected_batch: float, learning_rate: float, generator):
+def _private(
+    model,
+    noise_multiplier: float,
+    max_grad_norm: float,
+    expected_batch: float,
+    learning_rate: float,
+    generator,
+):
     """A fresh copy of `model` made private by hand, as `PrivacyEngine.make_private` does but with
-    a public expected batch size (Opacus' own is len(dataset) × q, which add/remove would reveal)."""
+    a public expected batch size (Opacus' own is len(dataset) × q, which add/remove would reveal).
+    """
     import torch
     from opacus import GradSampleModule
     from opacus.optimizers import DPOptimizer
 
     module = GradSampleModule(copy.deepcopy(model))
-    optimizer = DPOptimizer(torch.optim.SGD(module.parameters(), lr=learning_rate), noise_multiplier=noise_multiplier,
-                            max_grad_norm=max_grad_norm, expected_batch_size=expected_batch, generator=generator)
+    optimizer = DPOptimizer(
+        torch.optim.SGD(module.parameters(), lr=learning_rate),
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=max_grad_norm,
+        expected_batch_size=expected_batch,
+        generator=generator,
+    )
     return optimizer, module
 
 

@@ -34,15 +34,28 @@ from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument, UnsupportedClaimError
 from dpfuzz.mechanism import per_call
 
-RECORD_METRICS = {"SymmetricDistance": {"add_remove": 1, "substitute": 2}, "InsertDeleteDistance": {"add_remove": 1},
-                  "ChangeOneDistance": {"substitute": 1}, "HammingDistance": {"substitute": 1}}
+RECORD_METRICS = {
+    "SymmetricDistance": {"add_remove": 1, "substitute": 2},
+    "InsertDeleteDistance": {"add_remove": 1},
+    "ChangeOneDistance": {"substitute": 1},
+    "HammingDistance": {"substitute": 1},
+}
 ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
 
 
 def opendp_target(
-    measurement, *, relation: str | None = None, max_size: int = 10, answers: int = 1, sensitivity: float = 1.0,
-    delta: float = 1e-6, transformation=None, noise=None, name: str | None = None,
-    bounds: tuple[float, float] | None = None, domain: Domain | None = None,
+    measurement,
+    *,
+    relation: str | None = None,
+    max_size: int = 10,
+    answers: int = 1,
+    sensitivity: float = 1.0,
+    delta: float = 1e-6,
+    transformation=None,
+    noise=None,
+    name: str | None = None,
+    bounds: tuple[float, float] | None = None,
+    domain: Domain | None = None,
 ) -> LibraryTarget:
     """An audit target from an OpenDP `measurement` (see the module docstring).
 
@@ -58,29 +71,64 @@ def opendp_target(
     if metric in RECORD_METRICS:
         allowed = RECORD_METRICS[metric]
         size = getattr(measurement.input_domain, "size", None)
-        relation = (domain.relation.name if domain is not None else relation) or ("substitute" if size else next(iter(allowed)))
+        relation = (domain.relation.name if domain is not None else relation) or (
+            "substitute" if size else next(iter(allowed))
+        )
         if relation not in allowed or (size and relation != "substitute"):
             sized = f" (its input domain holds exactly {size} records)" if size else ""
-            raise InvalidArgument(f"OpenDP's {metric}{sized} supports relation {sorted(allowed) if not size else ['substitute']}, got {relation!r}.")
+            raise InvalidArgument(
+                f"OpenDP's {metric}{sized} supports relation"
+                f" {sorted(allowed) if not size else ['substitute']}, got {relation!r}."
+            )
         d_in = allowed[relation]
         if domain is None:
             low, high = bounds if bounds is not None else _bounds(measurement.input_domain)
-            domain = Domain(low=low, high=high, min_size=size or 0, max_size=size or max_size, relation=relation,
-                            dtype="int" if _is_integer(measurement.input_domain) else "float")
+            domain = Domain(
+                low=low,
+                high=high,
+                min_size=size or 0,
+                max_size=size or max_size,
+                relation=relation,
+                dtype="int" if _is_integer(measurement.input_domain) else "float",
+            )
         convention = f"{metric}: {relation} is d_in = {d_in}"
     elif metric.startswith(ANSWER_METRICS):
         if relation not in (None, "linf"):
-            raise InvalidArgument(f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf', got {relation!r}.")
-        d_in = {"Absolute": sensitivity, "L1Dista": answers * sensitivity, "L2Dista": math.sqrt(answers) * sensitivity}[metric[:7]]
-        domain = Domain(low=-10.0, high=10.0, min_size=answers, max_size=answers, relation="linf", sensitivity=sensitivity)
-        convention = f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"
+            raise InvalidArgument(
+                f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf',"
+                f" got {relation!r}."
+            )
+        d_in = {
+            "Absolute": sensitivity,
+            "L1Dista": answers * sensitivity,
+            "L2Dista": math.sqrt(answers) * sensitivity,
+        }[metric[:7]]
+        domain = Domain(
+            low=-10.0,
+            high=10.0,
+            min_size=answers,
+            max_size=answers,
+            relation="linf",
+            sensitivity=sensitivity,
+        )
+        convention = (
+            f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"
+        )
     else:
-        raise InvalidArgument(f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and {list(ANSWER_METRICS)}, got {metric}.")
+        raise InvalidArgument(
+            f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and"
+            f" {list(ANSWER_METRICS)}, got {metric}."
+        )
     claim = _claim(measurement, d_in, delta)
     scalar_input = metric == "AbsoluteDistance"
     mechanism = _mechanism(measurement, scalar_input, transformation, noise)
-    mechanism.name = name or f"OpenDP {_name(measurement.output_measure)} measurement on {measurement.input_domain}"
-    return LibraryTarget(mechanism, claim, domain, f"{convention}; claim {claim.describe()} = map({d_in:g})")
+    mechanism.name = (
+        name
+        or f"OpenDP {_name(measurement.output_measure)} measurement on {measurement.input_domain}"
+    )
+    return LibraryTarget(
+        mechanism, claim, domain, f"{convention}; claim {claim.describe()} = map({d_in:g})"
+    )
 
 
 def _claim(measurement, d_in: float, delta: float):
@@ -94,8 +142,10 @@ def _claim(measurement, d_in: float, delta: float):
     if measure.startswith("Approximate"):
         epsilon, approximate_delta = value
         return ApproxDP(float(epsilon), float(approximate_delta))
-    raise UnsupportedClaimError(f"dpfuzz reads OpenDP output measures MaxDivergence, ZeroConcentratedDivergence, "
-                                f"SmoothedMaxDivergence and Approximate(…), got {measure}.")
+    raise UnsupportedClaimError(
+        "dpfuzz reads OpenDP output measures MaxDivergence, ZeroConcentratedDivergence, "
+        f"SmoothedMaxDivergence and Approximate(…), got {measure}."
+    )
 
 
 def _mechanism(measurement, scalar_input: bool, transformation, noise):
@@ -104,6 +154,7 @@ def _mechanism(measurement, scalar_input: bool, transformation, noise):
         return values[0] if scalar_input else values
 
     if transformation is not None and noise is not None:
+
         def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
             return np.asarray(noise([transformation(as_input(dataset))] * size), dtype=float)
 
@@ -112,7 +163,10 @@ def _mechanism(measurement, scalar_input: bool, transformation, noise):
 
         return per_call(release, batch=batch)
     if transformation is not None or noise is not None:
-        raise InvalidArgument("the fast path needs both transformation and noise (the noise as a measurement on vectors).")
+        raise InvalidArgument(
+            "the fast path needs both transformation and noise (the noise as a measurement on"
+            " vectors)."
+        )
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         return np.asarray(measurement(as_input(dataset)), dtype=float)
@@ -121,16 +175,23 @@ def _mechanism(measurement, scalar_input: bool, transformation, noise):
 
 
 def _name(descriptor) -> str:
-    return str(descriptor).split("(")[0] if not str(descriptor).startswith("Approximate") else str(descriptor)
+    return (
+        str(descriptor).split("(")[0]
+        if not str(descriptor).startswith("Approximate")
+        else str(descriptor)
+    )
 
 
 def _bounds(domain) -> tuple[float, float]:
     element = getattr(domain, "element_domain", None)
     bounds = getattr(element, "bounds", None) if element is not None else None
     if bounds is None:
-        raise InvalidArgument(f"dpfuzz needs the records' range: the measurement's input domain {domain} has no bounds. "
-                              "Give bounds=(L, U) (the range your pipeline clamps to, e.g. with dp.t.then_clamp), or "
-                              "domain=dpfuzz.Domain(...) for a release that needs none (a count).")
+        raise InvalidArgument(
+            f"dpfuzz needs the records' range: the measurement's input domain {domain} has no"
+            " bounds. Give bounds=(L, U) (the range your pipeline clamps to, e.g. with"
+            " dp.t.then_clamp), or domain=dpfuzz.Domain(...) for a release that needs none (a"
+            " count)."
+        )
     return float(bounds[0]), float(bounds[1])
 
 

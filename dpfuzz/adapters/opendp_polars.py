@@ -10,9 +10,10 @@ individual added or removed. The privacy unit is OpenDP's own: ``unit_of(contrib
 each individual's rows itself). The claim is the resolved measurement's ``map(d_in)``, the loss
 OpenDP certifies for that unit.
 
-The margins state what OpenDP may treat as public: at most `max_length` rows in all and per
-key, and at most `keys` keys. A group-by over the data's keys selects its partitions by a noisy
-threshold on a noisy row count (released with it) that spends δ; one joined with a public key set (``with_keys``) releases every key.
+The margins state what OpenDP may treat as public: at most `max_length` rows in all and per key, and
+at most `keys` keys. A group-by over the data's keys selects its partitions by a noisy threshold on
+a noisy row count (released with it) that spends δ; one joined with a public key set (``with_keys``)
+releases every key.
 
 Outputs are the collected DataFrame: with a ``key`` column, keyed results (key, column) →
 value; otherwise column → value. A non-finite value (a mean over a noisy length of 0) is
@@ -26,7 +27,14 @@ import math
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, keyed_rows, keyed_universe, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.adapters import (
+    LibraryTarget,
+    keyed_rows,
+    keyed_universe,
+    privacy_id_domain,
+    privacy_id_rows,
+    stated_claim,
+)
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
@@ -34,10 +42,21 @@ from dpfuzz.validation import check_choice, check_int
 STATISTICS = ("len", "sum", "mean", "median", "quantile")
 
 
-def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys: int = 3, rows: int = 1,
-                        contributions: int | None = None, identifier: bool = False, values: tuple[float, float] = (-1.0, 2.0),
-                        max_size: int = 6, max_length: int = 1000, invariant_keys: bool = False, name: str | None = None
-                        ) -> LibraryTarget:
+def opendp_polars_query(
+    build,
+    *,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    keys: int = 3,
+    rows: int = 1,
+    contributions: int | None = None,
+    identifier: bool = False,
+    values: tuple[float, float] = (-1.0, 2.0),
+    max_size: int = 6,
+    max_length: int = 1000,
+    invariant_keys: bool = False,
+    name: str | None = None,
+) -> LibraryTarget:
     """``build(context.query())`` resolved to a measurement on a `Context` with
     ``privacy_loss=loss_of(epsilon, delta)``; each release collects the measurement on the
     dataset's frame. `invariant_keys` declares the data's keys public (``invariant="keys"``),
@@ -52,22 +71,38 @@ def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys
     contributions = contributions or (1 if identifier else rows)
     unit = dp.unit_of(contributions=contributions, identifier="id" if identifier else None)
     grouped = {"by": ["key"], "max_length": max_length, "max_groups": keys}
-    margins = [dp.polars.Margin(by=[], max_length=max_length),
-               dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None)]
+    margins = [
+        dp.polars.Margin(by=[], max_length=max_length),
+        dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None),
+    ]
 
     def frame(dataset: np.ndarray):
-        return pl.LazyFrame(privacy_id_rows(dataset, keys, rows), schema={"id": pl.Int64, "key": pl.Int64, "value": pl.Float64},
-                            orient="row")
+        return pl.LazyFrame(
+            privacy_id_rows(dataset, keys, rows),
+            schema={"id": pl.Int64, "key": pl.Int64, "value": pl.Float64},
+            orient="row",
+        )
 
     example = frame(np.array([[0.0, 0.0]]))
-    context = dp.Context.compositor(data=example, privacy_unit=unit, privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
-                                    split_evenly_over=1, margins=margins)
+    context = dp.Context.compositor(
+        data=example,
+        privacy_unit=unit,
+        privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
+        split_evenly_over=1,
+        margins=margins,
+    )
     try:
         measurement = build(context.query()).resolve()
     except dp.OpenDPException as error:  # its message names what the query lacks
-        hint = " A group-by over the data's keys spends delta on its threshold: give delta > 0." if not delta else ""
-        raise InvalidArgument(f"OpenDP cannot make this query private at epsilon={epsilon:g}, delta={delta:g}: "
-                              f"{error.message}{hint}") from error
+        hint = (
+            " A group-by over the data's keys spends delta on its threshold: give delta > 0."
+            if not delta
+            else ""
+        )
+        raise InvalidArgument(
+            f"OpenDP cannot make this query private at epsilon={epsilon:g}, delta={delta:g}: "
+            f"{error.message}{hint}"
+        ) from error
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         data = frame(dataset)
@@ -78,14 +113,28 @@ def opendp_polars_query(build, *, epsilon: float = 1.0, delta: float = 0.0, keys
     release.name = name or "OpenDP Polars query"
     loss = measurement.map(unit[1])
     claim = stated_claim(*loss) if isinstance(loss, tuple) else stated_claim(loss, 0.0)
-    who = f"at most {contributions} identifier(s)" if identifier else f"at most {contributions} row(s)"
-    convention = (f"one individual (id, holding {rows} row(s)) added or removed; OpenDP's unit: {who} per individual; "
-                  f"claim from the measurement's map({unit[1]})")
+    who = (
+        f"at most {contributions} identifier(s)"
+        if identifier
+        else f"at most {contributions} row(s)"
+    )
+    convention = (
+        f"one individual (id, holding {rows} row(s)) added or removed; OpenDP's unit: {who} per"
+        f" individual; claim from the measurement's map({unit[1]})"
+    )
     return LibraryTarget(release, claim, privacy_id_domain(keys, values, max_size), convention)
 
 
-def statistic_query(statistic: str = "sum", *, group_by: str = "none", keys: int = 3, truncate: bool = False,
-                    bounds: tuple[float, float] = (0.0, 1.0), alpha: float = 0.9, candidates: int = 11):
+def statistic_query(
+    statistic: str = "sum",
+    *,
+    group_by: str = "none",
+    keys: int = 3,
+    truncate: bool = False,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    alpha: float = 0.9,
+    candidates: int = 11,
+):
     """A `build` for `opendp_polars_query`: one of `STATISTICS` of ``value`` (``len`` counts rows),
     over the whole frame (`group_by` "none") or per ``key``: "private" keys are selected by OpenDP's
     threshold, "public" keys 0 … `keys` − 1 are joined (``with_keys``) and all released.
@@ -98,27 +147,38 @@ def statistic_query(statistic: str = "sum", *, group_by: str = "none", keys: int
     bounds = (float(bounds[0]), float(bounds[1]))
     grid = np.linspace(*bounds, candidates).tolist()
     value = pl.col("value").fill_null(bounds[0])
-    expression = {"len": lambda: pl.len().dp.noise(), "sum": lambda: value.dp.sum(bounds),
-                  "mean": lambda: value.dp.mean(bounds), "median": lambda: value.dp.median(grid),
-                  "quantile": lambda: value.dp.quantile(alpha, grid)}[statistic]
+    expression = {
+        "len": lambda: pl.len().dp.noise(),
+        "sum": lambda: value.dp.sum(bounds),
+        "mean": lambda: value.dp.mean(bounds),
+        "median": lambda: value.dp.median(grid),
+        "quantile": lambda: value.dp.quantile(alpha, grid),
+    }[statistic]
 
     def build(query):
         if truncate and group_by != "none":
-            query = query.truncate_num_groups(1, by=["key"], keep="first").truncate_per_group(1, by=["key"])
+            query = query.truncate_num_groups(1, by=["key"], keep="first").truncate_per_group(
+                1, by=["key"]
+            )
         elif truncate:
             query = query.truncate_per_group(1)
         if group_by == "none":
             return query.select(expression())
-        count = [pl.len().dp.noise()] if group_by == "private" and statistic != "len" else []  # selects the keys
+        # selects the keys
+        count = [pl.len().dp.noise()] if group_by == "private" and statistic != "len" else []
         grouped = query.group_by("key").agg(*count, expression())
-        return grouped.with_keys(pl.LazyFrame({"key": list(range(keys))})) if group_by == "public" else grouped
+        return (
+            grouped.with_keys(pl.LazyFrame({"key": list(range(keys))}))
+            if group_by == "public"
+            else grouped
+        )
 
     return build
 
 
-
 def _keyed(frame) -> dict:
     """A collected frame as `keyed_rows`; non-finite values become None (suppressed)."""
+
     def clean(value):
         return None if isinstance(value, float) and not math.isfinite(value) else value
 

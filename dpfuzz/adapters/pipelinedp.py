@@ -29,8 +29,12 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
 
-STRATEGIES = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace_thresholding": "LAPLACE_THRESHOLDING",
-              "gaussian_thresholding": "GAUSSIAN_THRESHOLDING", "weighted_gaussian": "WEIGHTED_GAUSSIAN_THRESHOLDING"}
+STRATEGIES = {
+    "truncated_geometric": "TRUNCATED_GEOMETRIC",
+    "laplace_thresholding": "LAPLACE_THRESHOLDING",
+    "gaussian_thresholding": "GAUSSIAN_THRESHOLDING",
+    "weighted_gaussian": "WEIGHTED_GAUSSIAN_THRESHOLDING",
+}
 
 
 def _accountant(pipeline_dp, accountant: str, epsilon: float, delta: float):
@@ -40,10 +44,22 @@ def _accountant(pipeline_dp, accountant: str, epsilon: float, delta: float):
     return pipeline_dp.NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)
 
 
-def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: float = 1.0, delta: float = 0.0,
-                         public_partitions: bool | str = True, noise: str = "laplace", strategy: str = "truncated_geometric",
-                         accountant: str = "naive", keys: int = 3, rows: int = 1, bounds: tuple[float, float] = (0.0, 1.0),
-                         values: tuple[float, float] = (-1.0, 2.0), max_size: int = 6, **parameters) -> LibraryTarget:
+def pipelinedp_aggregate(
+    metrics: tuple[str, ...] = ("COUNT",),
+    *,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    public_partitions: bool | str = True,
+    noise: str = "laplace",
+    strategy: str = "truncated_geometric",
+    accountant: str = "naive",
+    keys: int = 3,
+    rows: int = 1,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    values: tuple[float, float] = (-1.0, 2.0),
+    max_size: int = 6,
+    **parameters,
+) -> LibraryTarget:
     """`DPEngine.aggregate` of `metrics` (names of ``pipeline_dp.Metrics``: COUNT, PRIVACY_ID_COUNT,
     SUM, MEAN, VARIANCE, or "PERCENTILE(50)") with `noise` ("laplace", "gaussian"), one partition
     and one row per privacy ID kept, values clamped to `bounds`. `public_partitions`: True for all
@@ -56,50 +72,93 @@ def pipelinedp_aggregate(metrics: tuple[str, ...] = ("COUNT",), *, epsilon: floa
     check_int("rows", rows, minimum=1)
     check_choice("noise", noise, ("laplace", "gaussian"))
     if public_partitions not in (True, False, "from data"):
-        raise InvalidArgument(f"public_partitions must be True, False or 'from data', got {public_partitions!r}.")
+        raise InvalidArgument(
+            f"public_partitions must be True, False or 'from data', got {public_partitions!r}."
+        )
     chosen = [_metric(pipeline_dp, name) for name in metrics]
-    options = dict(metrics=chosen, noise_kind=getattr(pipeline_dp.NoiseKind, noise.upper()), max_partitions_contributed=1,
-                   max_contributions_per_partition=1, min_value=bounds[0], max_value=bounds[1],
-                   partition_selection_strategy=_strategy(pipeline_dp, strategy))
+    options = dict(
+        metrics=chosen,
+        noise_kind=getattr(pipeline_dp.NoiseKind, noise.upper()),
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+        min_value=bounds[0],
+        max_value=bounds[1],
+        partition_selection_strategy=_strategy(pipeline_dp, strategy),
+    )
     options.update(parameters)
     if set(metrics) <= {"COUNT", "PRIVACY_ID_COUNT"}:
         options.pop("min_value"), options.pop("max_value")
     params = pipeline_dp.AggregateParams(**options)
-    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1],
-                                            value_extractor=lambda row: row[2])
+    extractors = pipeline_dp.DataExtractors(
+        privacy_id_extractor=lambda row: row[0],
+        partition_extractor=lambda row: row[1],
+        value_extractor=lambda row: row[2],
+    )
     example = _accountant(pipeline_dp, accountant, epsilon, delta)
 
     def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
         table = privacy_id_rows(dataset, keys, rows)
-        public = {True: list(range(keys)), False: None, "from data": sorted({row[1] for row in table})}[public_partitions]
+        public = {
+            True: list(range(keys)),
+            False: None,
+            "from data": sorted({row[1] for row in table}),
+        }[public_partitions]
         budget = _accountant(pipeline_dp, accountant, epsilon, delta)
-        result = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).aggregate(table, params, extractors, public_partitions=public)
+        result = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).aggregate(
+            table, params, extractors, public_partitions=public
+        )
         budget.compute_budgets()
-        return {(key, name): float(value) for key, values in result for name, value in values._asdict().items()}
+        return {
+            (key, name): float(value)
+            for key, values in result
+            for name, value in values._asdict().items()
+        }
 
     encoder = Keyed(keys=[(key, _field(name)) for key in range(keys) for name in metrics])
     mechanism = structured(release, encoder=encoder)
-    mechanism.name = f"PipelineDP aggregate {'+'.join(metrics)} ({noise}, {_partitions(public_partitions, strategy)})"
+    mechanism.name = (
+        f"PipelineDP aggregate {'+'.join(metrics)} ({noise},"
+        f" {_partitions(public_partitions, strategy)})"
+    )
     claim = stated_claim(example._total_epsilon, example._total_delta)
-    return LibraryTarget(mechanism, claim, privacy_id_domain(keys, values, max_size), _convention(accountant, rows))
+    return LibraryTarget(
+        mechanism, claim, privacy_id_domain(keys, values, max_size), _convention(accountant, rows)
+    )
 
 
-def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsilon: float = 1.0, delta: float = 1e-5,
-                                 keys: int = 3, rows: int = 1, max_partitions_contributed: int = 1, max_size: int = 40,
-                                 **parameters) -> LibraryTarget:
+def pipelinedp_select_partitions(
+    strategy: str = "truncated_geometric",
+    *,
+    epsilon: float = 1.0,
+    delta: float = 1e-5,
+    keys: int = 3,
+    rows: int = 1,
+    max_partitions_contributed: int = 1,
+    max_size: int = 40,
+    **parameters,
+) -> LibraryTarget:
     """`DPEngine.select_partitions` by `strategy`: the set of partitions released, each privacy ID
-    held to `max_partitions_contributed` partitions; `parameters` go to ``SelectPartitionsParams``."""
+    held to `max_partitions_contributed` partitions; `parameters` go to ``SelectPartitionsParams``.
+    """
     import pipeline_dp
 
-    params = pipeline_dp.SelectPartitionsParams(max_partitions_contributed=max_partitions_contributed,
-                                                partition_selection_strategy=_strategy(pipeline_dp, strategy), **parameters)
-    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1])
-    example = _accountant(pipeline_dp, "naive", epsilon, delta)  # the claim, as the library holds it
+    params = pipeline_dp.SelectPartitionsParams(
+        max_partitions_contributed=max_partitions_contributed,
+        partition_selection_strategy=_strategy(pipeline_dp, strategy),
+        **parameters,
+    )
+    extractors = pipeline_dp.DataExtractors(
+        privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1]
+    )
+    # the claim, as the library holds it
+    example = _accountant(pipeline_dp, "naive", epsilon, delta)
 
     def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
         budget = _accountant(pipeline_dp, "naive", epsilon, delta)
         engine = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend())
-        selected = engine.select_partitions(privacy_id_rows(dataset, keys, rows), params, extractors)
+        selected = engine.select_partitions(
+            privacy_id_rows(dataset, keys, rows), params, extractors
+        )
         budget.compute_budgets()
         return {key: 1.0 for key in selected}
 
@@ -107,7 +166,9 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", *, epsil
     mechanism = structured(release, encoder=encoder)
     mechanism.name = f"PipelineDP select_partitions ({strategy.replace('_', ' ')})"
     claim = stated_claim(example._total_epsilon, example._total_delta)
-    return LibraryTarget(mechanism, claim, privacy_id_domain(keys, (0.0, 1.0), max_size), _convention("naive", rows))
+    return LibraryTarget(
+        mechanism, claim, privacy_id_domain(keys, (0.0, 1.0), max_size), _convention("naive", rows)
+    )
 
 
 def _strategy(pipeline_dp, strategy: str):
@@ -117,7 +178,11 @@ def _strategy(pipeline_dp, strategy: str):
 
 def _percentile(name: str) -> float | None:
     """p of a metric named "PERCENTILE(p)", else None."""
-    return float(name[len("PERCENTILE("):-1]) if name.startswith("PERCENTILE(") and name.endswith(")") else None
+    return (
+        float(name[len("PERCENTILE(") : -1])
+        if name.startswith("PERCENTILE(") and name.endswith(")")
+        else None
+    )
 
 
 def _metric(pipeline_dp, name: str):
@@ -130,7 +195,8 @@ def _metric(pipeline_dp, name: str):
 
 
 def _field(name: str) -> str:
-    """A metric's field in PipelineDP's result tuples: "count", "percentile_50", "percentile_90_5"."""
+    """A metric's field in PipelineDP's result tuples: "count", "percentile_50",
+    "percentile_90_5"."""
     if _percentile(name) is not None:
         return "percentile_" + f"{_percentile(name):g}".replace(".", "_")
     return name.lower()
@@ -139,9 +205,15 @@ def _field(name: str) -> str:
 def _partitions(public_partitions, strategy: str) -> str:
     if public_partitions == "from data":
         return "public partitions read from the data"
-    return "public partitions" if public_partitions else f"private partitions, {strategy.replace('_', ' ')}"
+    return (
+        "public partitions"
+        if public_partitions
+        else f"private partitions, {strategy.replace('_', ' ')}"
+    )
 
 
 def _convention(accountant: str, rows: int) -> str:
-    return (f"one privacy ID (holding {rows} row(s)) added or removed; claim from the {accountant} budget accountant's "
-            "total epsilon, delta")
+    return (
+        f"one privacy ID (holding {rows} row(s)) added or removed; claim from the {accountant}"
+        " budget accountant's total epsilon, delta"
+    )

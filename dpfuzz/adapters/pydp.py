@@ -30,23 +30,37 @@ from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
 
 
-def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tuple[float, float] = (0.0, 1.0),
-                   dtype: str = "float", relation: str = "add_remove", min_size: int = 0, max_size: int = 10,
-                   **arguments) -> LibraryTarget:
-    """An audit target for a python-dp algorithm class (e.g. ``pydp.algorithms.laplacian.BoundedSum``),
-    built per release as ``algorithm(epsilon=…, delta=…, lower_bound=…, upper_bound=…, dtype=…,
+def pydp_algorithm(
+    algorithm,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    dtype: str = "float",
+    relation: str = "add_remove",
+    min_size: int = 0,
+    max_size: int = 10,
+    **arguments,
+) -> LibraryTarget:
+    """An audit target for a python-dp algorithm class (e.g.
+    ``pydp.algorithms.laplacian.BoundedSum``), built per release as ``algorithm(epsilon=…, delta=…,
+    lower_bound=…, upper_bound=…, dtype=…,
     **arguments)`` and answering ``quick_result(list(dataset))``; records lie in `bounds`."""
     accepted = set(inspect.signature(algorithm.__init__).parameters)
     options = {"epsilon": epsilon, "dtype": dtype, **arguments}
     if "delta" in accepted:
         options["delta"] = delta
     elif delta:
-        raise InvalidArgument(f"{algorithm.__name__} takes no delta (it is ε-DP), got delta={delta!r}.")
+        raise InvalidArgument(
+            f"{algorithm.__name__} takes no delta (it is ε-DP), got delta={delta!r}."
+        )
     if "lower_bound" in accepted:
         options.update(lower_bound=bounds[0], upper_bound=bounds[1])
     unknown = set(options) - accepted
     if unknown:
-        raise InvalidArgument(f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}.")
+        raise InvalidArgument(
+            f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}."
+        )
     example = algorithm(**options)  # the claim and the privacy unit, read from the library's object
     claim, how = claim_under(stated_claim(example.epsilon, example.delta), "add_remove", relation)
     unit = _unit(example.linf_sensitivity)
@@ -54,17 +68,30 @@ def pydp_algorithm(algorithm, *, epsilon: float, delta: float = 0.0, bounds: tup
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         records = [cast(value) for value in np.asarray(dataset).tolist()]
-        return np.array([algorithm(**options).quick_result(records) for _ in range(size)], dtype=float)
+        return np.array(
+            [algorithm(**options).quick_result(records) for _ in range(size)], dtype=float
+        )
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         return batch(dataset, 1, rng)[0]
 
     mechanism = per_call(release, batch=batch)
     mechanism.name = f"pydp {algorithm.__name__}"
-    domain = Domain(low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation,
-                    distance=unit, dtype=dtype)
-    return LibraryTarget(mechanism, claim, domain,
-                         f"{algorithm.__name__}: a privacy unit of {unit} record(s) added or removed; {how}")
+    domain = Domain(
+        low=bounds[0],
+        high=bounds[1],
+        min_size=min_size,
+        max_size=max_size,
+        relation=relation,
+        distance=unit,
+        dtype=dtype,
+    )
+    return LibraryTarget(
+        mechanism,
+        claim,
+        domain,
+        f"{algorithm.__name__}: a privacy unit of {unit} record(s) added or removed; {how}",
+    )
 
 
 def _unit(linf_sensitivity) -> int:
@@ -73,8 +100,12 @@ def _unit(linf_sensitivity) -> int:
     return int(linf_sensitivity) if str(linf_sensitivity).isdigit() else 1
 
 
-def pydp_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0),
-                   sensitivity: float | None = None) -> LibraryTarget:
+def pydp_mechanism(
+    mechanism_object,
+    *,
+    answers_range: tuple[float, float] = (-10.0, 10.0),
+    sensitivity: float | None = None,
+) -> LibraryTarget:
     """An audit target for a python-dp numerical mechanism (``.add_noise(value)``): one query answer
     moving by at most `sensitivity` (default: the mechanism's own); claim (ε, δ) from its fields."""
     own = float(getattr(mechanism_object, "sensitivity", None) or mechanism_object.l2_sensitivity)
@@ -85,19 +116,36 @@ def pydp_mechanism(mechanism_object, *, answers_range: tuple[float, float] = (-1
         value = float(np.asarray(dataset, dtype=float)[0])
         return np.array([mechanism_object.add_noise(value) for _ in range(size)], dtype=float)
 
-    note = "its own" if moved == own else f"the query's, not the {own:g} the mechanism was told: a misuse to test"
-    return noisy_answer_target(batch, name=f"pydp {type(mechanism_object).__name__}", claim=stated_claim(epsilon, delta),
-                               answers_range=answers_range, sensitivity=moved,
-                               convention=f"one answer moving by ≤ {moved:g} ({note}); claim from its epsilon, delta")
+    note = (
+        "its own"
+        if moved == own
+        else f"the query's, not the {own:g} the mechanism was told: a misuse to test"
+    )
+    return noisy_answer_target(
+        batch,
+        name=f"pydp {type(mechanism_object).__name__}",
+        claim=stated_claim(epsilon, delta),
+        answers_range=answers_range,
+        sensitivity=moved,
+        convention=f"one answer moving by ≤ {moved:g} ({note}); claim from its epsilon, delta",
+    )
 
 
-def pydp_partition_selection(strategy: str = "truncated_geometric", *, epsilon: float = 1.0, delta: float = 1e-3,
-                             max_partitions_contributed: int = 1, max_size: int = 20, rows: int = 1) -> LibraryTarget:
-    """An audit target for python-dp's partition selection (``pydp.algorithms.partition_selection``):
-    whether one partition holding the dataset's privacy units is kept,
-    ``create_<strategy>_partition_strategy(ε, δ, max_partitions_contributed).should_keep(n)``;
-    records are privacy units (all 0), so neighbours hold n and n + 1 units. ``rows = 2`` is the
-    misuse of counting a unit's rows rather than its units: neighbours then hold n and n + 2."""
+def pydp_partition_selection(
+    strategy: str = "truncated_geometric",
+    *,
+    epsilon: float = 1.0,
+    delta: float = 1e-3,
+    max_partitions_contributed: int = 1,
+    max_size: int = 20,
+    rows: int = 1,
+) -> LibraryTarget:
+    """An audit target for python-dp's partition selection
+    (``pydp.algorithms.partition_selection``): whether one partition holding the dataset's privacy
+    units is kept, ``create_<strategy>_partition_strategy(ε, δ,
+    max_partitions_contributed).should_keep(n)``; records are privacy units (all 0), so neighbours
+    hold n and n + 1 units. ``rows = 2`` is the misuse of counting a unit's rows rather than its
+    units: neighbours then hold n and n + 2."""
     from pydp.algorithms import partition_selection
 
     check_choice("strategy", strategy, ("truncated_geometric", "laplace", "gaussian"))
@@ -114,6 +162,15 @@ def pydp_partition_selection(strategy: str = "truncated_geometric", *, epsilon: 
     mechanism = per_call(release, batch=batch)
     mechanism.name = f"pydp {strategy} partition selection"
     domain = Domain(low=0, high=0, dtype="int", min_size=0, max_size=max_size, distance=rows)
-    counted = "one privacy unit" if rows == 1 else f"one privacy unit counted as its {rows} rows (a misuse to test)"
-    return LibraryTarget(mechanism, stated_claim(selection.epsilon, selection.delta), domain,
-                         f"{counted} added to or removed from the partition; claim from the strategy's epsilon, delta")
+    counted = (
+        "one privacy unit"
+        if rows == 1
+        else f"one privacy unit counted as its {rows} rows (a misuse to test)"
+    )
+    return LibraryTarget(
+        mechanism,
+        stated_claim(selection.epsilon, selection.delta),
+        domain,
+        f"{counted} added to or removed from the partition; claim from the strategy's epsilon,"
+        " delta",
+    )

@@ -11,36 +11,60 @@ convention is one individual added or removed. Each dpfuzz record is an individu
 ``key`` (0 … `keys` − 1) and ``value`` (bounds `bounds`; values may lie outside them so the
 clamping is audited too).
 
-Outputs are the result rows (`dpfuzz.adapters.keyed_rows`): with a ``key`` column, keyed
-results (key, column) → value whose keys appear or vanish with the data when dimensions are
-censored; otherwise column → value, absent when the row is censored. Each release is `dpfuzz.outputs.structured` with a
-`Keyed` encoder whose universe is the domain's keys × the query's columns.
+Outputs are the result rows (`dpfuzz.adapters.keyed_rows`): with a ``key`` column, keyed results
+(key, column) → value whose keys appear or vanish with the data when dimensions are censored;
+otherwise column → value, absent when the row is censored. Each release is
+`dpfuzz.outputs.structured` with a `Keyed` encoder whose universe is the domain's keys × the query's
+columns.
 
-Sampling: one reader per dataset, one `execute` per release. SmartNoise calibrates each
-mechanism's noise scale by a binary search over OpenDP measurements at every query, a
-deterministic function of the mechanism's parameters; the adapter memoizes it
-(`memoize_noise_scales`), which makes a release about ten times faster (decision record 0027)
-and changes no output's distribution. Noise comes from OpenDP's samplers and cannot be seeded: audits are valid but not
-bit-reproducible.
+Sampling: one reader per dataset, one `execute` per release. SmartNoise calibrates each mechanism's
+noise scale by a binary search over OpenDP measurements at every query, a deterministic function of
+the mechanism's parameters; the adapter memoizes it (`memoize_noise_scales`), which makes a release
+about ten times faster (decision record 0027) and changes no output's distribution. Noise comes from
+OpenDP's samplers and cannot be seeded: audits are valid but not bit-reproducible.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, keyed_rows, keyed_universe, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.adapters import (
+    LibraryTarget,
+    keyed_rows,
+    keyed_universe,
+    privacy_id_domain,
+    privacy_id_rows,
+    stated_claim,
+)
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
 
-TABLE_OPTIONS = ("max_ids", "sample_max_ids", "censor_dims", "clamp_counts", "clamp_columns", "row_privacy", "use_dpsu")
+TABLE_OPTIONS = (
+    "max_ids",
+    "sample_max_ids",
+    "censor_dims",
+    "clamp_counts",
+    "clamp_columns",
+    "row_privacy",
+    "use_dpsu",
+)
 
 
-def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", *, epsilon: float = 1.0, delta: float = 1e-3,
-                     keys: int = 3, rows: int = 1, bounds: tuple[float, float] = (0.0, 1.0),
-                     values: tuple[float, float] = (-1.0, 2.0), max_size: int = 6, **table) -> LibraryTarget:
+def smartnoise_query(
+    query: str = "SELECT COUNT(*) AS n FROM T.T",
+    *,
+    epsilon: float = 1.0,
+    delta: float = 1e-3,
+    keys: int = 3,
+    rows: int = 1,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    values: tuple[float, float] = (-1.0, 2.0),
+    max_size: int = 6,
+    **table,
+) -> LibraryTarget:
     """`PrivateReader.execute(query)` over the table ``T.T`` with `Privacy(epsilon, delta)`
-    (SmartNoise's own mechanisms: discrete Laplace for counts, Laplace for float sums). `table` sets the table's
-    metadata (``max_ids``, ``censor_dims``, ``sample_max_ids``, ``clamp_columns``,
+    (SmartNoise's own mechanisms: discrete Laplace for counts, Laplace for float sums). `table` sets
+    the table's metadata (``max_ids``, ``censor_dims``, ``sample_max_ids``, ``clamp_columns``,
     ``row_privacy``, …; default one row per individual, dimensions censored)."""
     import pandas as pd
     import snsql
@@ -50,29 +74,54 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", *, epsilon: f
     check_int("rows", rows, minimum=1)
     for option in table:
         check_choice("table option", option, TABLE_OPTIONS)
-    metadata = {"row_privacy": False, "max_ids": 1, "censor_dims": True, "user_id": {"type": "int", "private_id": True},
-                "key": {"type": "int"}, "value": {"type": "float", "lower": float(bounds[0]), "upper": float(bounds[1])}}
+    metadata = {
+        "row_privacy": False,
+        "max_ids": 1,
+        "censor_dims": True,
+        "user_id": {"type": "int", "private_id": True},
+        "key": {"type": "int"},
+        "value": {"type": "float", "lower": float(bounds[0]), "upper": float(bounds[1])},
+    }
     metadata.update(table)
-    if metadata["row_privacy"]:  # each row is an individual: SmartNoise refuses a private_id column then
+    if metadata[
+        "row_privacy"
+    ]:  # each row is an individual: SmartNoise refuses a private_id column then
         metadata["user_id"] = {"type": "int"}
 
     def reader(dataset: np.ndarray):
-        frame = pd.DataFrame(privacy_id_rows(dataset, keys, rows), columns=["user_id", "key", "value"])
-        return snsql.from_df(frame, privacy=snsql.Privacy(epsilon=epsilon, delta=delta), metadata={"C": {"T": {"T": metadata}}})
+        frame = pd.DataFrame(
+            privacy_id_rows(dataset, keys, rows), columns=["user_id", "key", "value"]
+        )
+        return snsql.from_df(
+            frame,
+            privacy=snsql.Privacy(epsilon=epsilon, delta=delta),
+            metadata={"C": {"T": {"T": metadata}}},
+        )
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         private = reader(dataset)
-        return [keyed_rows(result[0], result[1:]) for result in (private.execute(query) for _ in range(size))]
+        return [
+            keyed_rows(result[0], result[1:])
+            for result in (private.execute(query) for _ in range(size))
+        ]
 
     example = reader(np.array([[0.0, bounds[0]]]))
     columns = example.execute(query)[0]
     release = structured(batch, encoder=Keyed(keys=keyed_universe(columns, keys)))
-    release.name = f"SmartNoise SQL {query!r}" + "".join(f", {name}={value}" for name, value in table.items())
+    release.name = f"SmartNoise SQL {query!r}" + "".join(
+        f", {name}={value}" for name, value in table.items()
+    )
     cost_epsilon, cost_delta = example.get_privacy_cost([query])
-    convention = (f"one individual (user_id, holding {rows} row(s)) added or removed; claim from the reader's "
-                  f"privacy cost for the query at Privacy(epsilon={epsilon:g}, delta={delta:g})")
-    return LibraryTarget(release, stated_claim(cost_epsilon, cost_delta), privacy_id_domain(keys, values, max_size),
-                         convention)
+    convention = (
+        f"one individual (user_id, holding {rows} row(s)) added or removed; claim from the reader's"
+        f" privacy cost for the query at Privacy(epsilon={epsilon:g}, delta={delta:g})"
+    )
+    return LibraryTarget(
+        release,
+        stated_claim(cost_epsilon, cost_delta),
+        privacy_id_domain(keys, values, max_size),
+        convention,
+    )
 
 
 _SCALES: dict = {}
@@ -90,7 +139,15 @@ def memoize_noise_scales() -> None:
             continue
 
         def compute(self, search=search, kind=kind):
-            key = (kind, self.epsilon, self.delta, self.lower, self.upper, self.max_contrib, self.bit_depth)
+            key = (
+                kind,
+                self.epsilon,
+                self.delta,
+                self.lower,
+                self.upper,
+                self.max_contrib,
+                self.bit_depth,
+            )
             if self.scale is None and key in _SCALES:
                 self.scale = _SCALES[key]
                 return
@@ -99,4 +156,3 @@ def memoize_noise_scales() -> None:
 
         compute.memoized = True
         kind._compute_noise_scale = compute
-

@@ -19,7 +19,9 @@ def _library(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise LibraryMissing(f"{module} is not installed: pip install \"dpfuzz[{extra}]\" ({error}).") from error
+        raise LibraryMissing(
+            f'{module} is not installed: pip install "dpfuzz[{extra}]" ({error}).'
+        ) from error
 
 
 def _opendp():
@@ -29,12 +31,17 @@ def _opendp():
 
 
 # -- OpenDP -------------------------------------------------------------------------------------
-def opendp_sum(mechanism: str = "laplace", scale: float = 2.0, relation: str = "add_remove", max_size: int = 5) -> LibraryTarget:
+def opendp_sum(
+    mechanism: str = "laplace", scale: float = 2.0, relation: str = "add_remove", max_size: int = 5
+) -> LibraryTarget:
     """A clamped float sum on [−1, 1] with Laplace (ε-DP) or Gaussian (ρ-zCDP) noise, fast path."""
     from dpfuzz.adapters.opendp import opendp_target
 
     dp = _opendp()
-    summed = (dp.vector_domain(dp.atom_domain(bounds=(-1.0, 1.0))), dp.symmetric_distance()) >> dp.t.then_sum()
+    summed = (
+        dp.vector_domain(dp.atom_domain(bounds=(-1.0, 1.0))),
+        dp.symmetric_distance(),
+    ) >> dp.t.then_sum()
     noise_domain = (dp.vector_domain(dp.atom_domain(T=float, nan=False)),)
     if mechanism == "laplace":
         measurement = summed >> dp.m.then_laplace(scale=scale)
@@ -42,8 +49,14 @@ def opendp_sum(mechanism: str = "laplace", scale: float = 2.0, relation: str = "
     else:
         measurement = summed >> dp.m.then_gaussian(scale=scale)
         noise = dp.m.make_gaussian(*noise_domain, dp.l2_distance(T=float), scale=scale)
-    return opendp_target(measurement, relation=relation, max_size=max_size, transformation=summed, noise=noise,
-                         name=f"OpenDP sum on [-1, 1] with {mechanism} noise (scale {scale:g})")
+    return opendp_target(
+        measurement,
+        relation=relation,
+        max_size=max_size,
+        transformation=summed,
+        noise=noise,
+        name=f"OpenDP sum on [-1, 1] with {mechanism} noise (scale {scale:g})",
+    )
 
 
 def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
@@ -51,31 +64,49 @@ def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
     from dpfuzz.adapters.opendp import opendp_target
 
     dp = _opendp()
-    counted = (dp.vector_domain(dp.atom_domain(bounds=(0, 1))), dp.symmetric_distance()) >> dp.t.then_count()
-    return opendp_target(counted >> dp.m.then_laplace(scale=scale), max_size=max_size,
-                         name=f"OpenDP count with laplace noise (scale {scale:g})")
+    counted = (
+        dp.vector_domain(dp.atom_domain(bounds=(0, 1))),
+        dp.symmetric_distance(),
+    ) >> dp.t.then_count()
+    return opendp_target(
+        counted >> dp.m.then_laplace(scale=scale),
+        max_size=max_size,
+        name=f"OpenDP count with laplace noise (scale {scale:g})",
+    )
 
 
-def opendp_polars(statistic: str = "sum", group_by: str = "none", truncate: bool = False, **options) -> LibraryTarget:
+def opendp_polars(
+    statistic: str = "sum", group_by: str = "none", truncate: bool = False, **options
+) -> LibraryTarget:
     """OpenDP's Context API over Polars: one statistic of the values, ungrouped or per key
     (`dpfuzz.adapters.opendp_polars`)."""
     _library("polars", "opendp")
     from dpfuzz.adapters.opendp_polars import opendp_polars_query, statistic_query
 
-    build = statistic_query(statistic, group_by=group_by, keys=options.get("keys", 3), truncate=truncate)
+    build = statistic_query(
+        statistic, group_by=group_by, keys=options.get("keys", 3), truncate=truncate
+    )
     where = "" if group_by == "none" else f" per key ({group_by} keys)"
     return opendp_polars_query(build, name=f"OpenDP Polars {statistic}{where}", **options)
 
 
 # -- diffprivlib --------------------------------------------------------------------------------
-def diffprivlib_tool_release(tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments) -> LibraryTarget:
+def diffprivlib_tool_release(
+    tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments
+) -> LibraryTarget:
     """`diffprivlib.tools.<tool>` on records in [0, 1]; `relation="add_remove"` for the mean is
     the misuse: it divides by the actual n, which add/remove reveals."""
     from dpfuzz.adapters.diffprivlib import diffprivlib_tool
 
     diffprivlib = _library("diffprivlib", "diffprivlib")
-    return diffprivlib_tool(getattr(diffprivlib.tools, tool), epsilon=epsilon, bounds=(0.0, 1.0), relation=relation,
-                            max_size=5, **arguments)
+    return diffprivlib_tool(
+        getattr(diffprivlib.tools, tool),
+        epsilon=epsilon,
+        bounds=(0.0, 1.0),
+        relation=relation,
+        max_size=5,
+        **arguments,
+    )
 
 
 def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
@@ -86,7 +117,9 @@ def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
     return diffprivlib_mechanism(diffprivlib.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0))
 
 
-def diffprivlib_mechanism_release(mechanism: str = "Laplace", epsilon: float = 1.0, **arguments) -> LibraryTarget:
+def diffprivlib_mechanism_release(
+    mechanism: str = "Laplace", epsilon: float = 1.0, **arguments
+) -> LibraryTarget:
     """`diffprivlib.mechanisms.<mechanism>(epsilon=epsilon, sensitivity=1, **arguments)` on answers
     in [−10, 10] (bounded mechanisms: give ``lower=-10, upper=10``)."""
     from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism
@@ -94,13 +127,19 @@ def diffprivlib_mechanism_release(mechanism: str = "Laplace", epsilon: float = 1
     mechanisms = _library("diffprivlib.mechanisms", "diffprivlib")
     if not hasattr(mechanisms, mechanism):
         names = [name for name in dir(mechanisms) if name[:1].isupper()]
-        raise InvalidArgument(f"diffprivlib.mechanisms has no {mechanism!r}.{did_you_mean(mechanism, names)}")
+        raise InvalidArgument(
+            f"diffprivlib.mechanisms has no {mechanism!r}.{did_you_mean(mechanism, names)}"
+        )
     arguments.setdefault("sensitivity", 1)
     return diffprivlib_mechanism(getattr(mechanisms, mechanism)(epsilon=epsilon, **arguments))
 
 
-def diffprivlib_model_release(model: str = "LogisticRegression", epsilon: float = 1.0, relation: str | None = None,
-                              **arguments) -> LibraryTarget:
+def diffprivlib_model_release(
+    model: str = "LogisticRegression",
+    epsilon: float = 1.0,
+    relation: str | None = None,
+    **arguments,
+) -> LibraryTarget:
     """`diffprivlib.models.<model>` fitted on up to 6 records in [0, 1]², releasing its parameters
     (`dpfuzz.adapters.diffprivlib.diffprivlib_model`)."""
     _library("diffprivlib", "diffprivlib")
@@ -110,19 +149,46 @@ def diffprivlib_model_release(model: str = "LogisticRegression", epsilon: float 
 
 
 # -- python-dp ----------------------------------------------------------------------------------
-def pydp_release(algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove", **arguments) -> LibraryTarget:
-    """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5 records;
-    `arguments` go to the algorithm (e.g. ``percentile=0.5`` for Percentile)."""
+def pydp_release(
+    algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove", **arguments
+) -> LibraryTarget:
+    """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5
+    records; `arguments` go to the algorithm (e.g. ``percentile=0.5`` for Percentile)."""
     from dpfuzz.adapters.pydp import pydp_algorithm
 
     laplacian = _library("pydp.algorithms.laplacian", "pydp")
     if algorithm == "Count":
-        return pydp_algorithm(laplacian.Count, epsilon=epsilon, bounds=(0, 1), dtype="int", relation=relation, max_size=5)
-    choices = ("BoundedSum", "BoundedMean", "BoundedVariance", "BoundedStandardDeviation", "Max", "Min", "Median", "Percentile")
+        return pydp_algorithm(
+            laplacian.Count,
+            epsilon=epsilon,
+            bounds=(0, 1),
+            dtype="int",
+            relation=relation,
+            max_size=5,
+        )
+    choices = (
+        "BoundedSum",
+        "BoundedMean",
+        "BoundedVariance",
+        "BoundedStandardDeviation",
+        "Max",
+        "Min",
+        "Median",
+        "Percentile",
+    )
     if algorithm not in choices:
-        raise InvalidArgument(f"algorithm must be Count or one of {list(choices)}, got {algorithm!r}.{did_you_mean(algorithm, choices)}")
-    return pydp_algorithm(getattr(laplacian, algorithm), epsilon=epsilon, bounds=(-1.0, 1.0), relation=relation, max_size=5,
-                          **arguments)
+        raise InvalidArgument(
+            f"algorithm must be Count or one of {list(choices)}, got"
+            f" {algorithm!r}.{did_you_mean(algorithm, choices)}"
+        )
+    return pydp_algorithm(
+        getattr(laplacian, algorithm),
+        epsilon=epsilon,
+        bounds=(-1.0, 1.0),
+        relation=relation,
+        max_size=5,
+        **arguments,
+    )
 
 
 def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -> LibraryTarget:
@@ -160,7 +226,9 @@ def pipelinedp_select_partitions(strategy: str = "truncated_geometric", **option
 
 
 # -- Opacus -------------------------------------------------------------------------------------
-def opacus_step(noise_multiplier: float = 1.0, optimizer_noise_multiplier: float | None = None) -> LibraryTarget:
+def opacus_step(
+    noise_multiplier: float = 1.0, optimizer_noise_multiplier: float | None = None
+) -> LibraryTarget:
     """One full-batch DP-SGD step in Opacus: logistic regression (zero initial weights) on up to 4
     records in [−1, 1]^2 labelled 1, C = 0.1, releasing the parameters; the claim from Opacus' PRV
     accountant at δ = 10⁻⁵. `optimizer_noise_multiplier = noise_multiplier / 2` is the misuse."""
@@ -172,9 +240,13 @@ def opacus_step(noise_multiplier: float = 1.0, optimizer_noise_multiplier: float
     model = torch.nn.Linear(2, 1)
     for parameter in model.parameters():
         torch.nn.init.zeros_(parameter)
-    return opacus_dpsgd(model, noise_multiplier=noise_multiplier, max_grad_norm=0.1,
-                        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
-                        optimizer_noise_multiplier=optimizer_noise_multiplier)
+    return opacus_dpsgd(
+        model,
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=0.1,
+        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
+        optimizer_noise_multiplier=optimizer_noise_multiplier,
+    )
 
 
 # -- SmartNoise SQL (its own environment: it pins opendp 0.14) ----------------------------------

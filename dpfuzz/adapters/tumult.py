@@ -9,14 +9,13 @@ rows (`dpfuzz.adapters.privacy_id_rows`). The claim is the query's privacy budge
 ``AddMaxRows(rows)`` (one individual's rows), or ``AddRowsWithID("id")`` with the query
 truncating each individual to one row (`MaxRowsPerID`).
 
-Sampling: a Spark query costs about a second whatever its size, so one query releases a whole
-batch, and draws a call does not take wait for the next call on the same dataset (each is
-returned once). The table holds `copies` copies of the dataset, told apart by the public column ``copy``,
-and the query groups by ``copy`` (and, with ``grouped=True``, by the public keys). Tumult adds
-independent noise to each group, and a row of one copy moves only that copy's groups, so each
-copy's output is one draw of the query on the dataset, under the same budget (parallel
-composition). Noise comes from Tumult's samplers and cannot be seeded: audits are valid but
-not bit-reproducible.
+Sampling: a Spark query costs about a second whatever its size, so one query releases a whole batch,
+and draws a call does not take wait for the next call on the same dataset (each is returned once).
+The table holds `copies` copies of the dataset, told apart by the public column ``copy``, and the
+query groups by ``copy`` (and, with ``grouped=True``, by the public keys). Tumult adds independent
+noise to each group, and a row of one copy moves only that copy's groups, so each copy's output is
+one draw of the query on the dataset, under the same budget (parallel composition). Noise comes from
+Tumult's samplers and cannot be seeded: audits are valid but not bit-reproducible.
 """
 
 from __future__ import annotations
@@ -37,10 +36,21 @@ CHANGES = ("add_one_row", "add_max_rows", "add_rows_with_id")
 KEPT_DATASETS = 64  # datasets whose unused draws are kept for the next call
 
 
-def tumult_query(statistic: str = "count", *, epsilon: float = 1.0, delta: float = 0.0, rho: float | None = None,
-                 protected_change: str = "add_one_row", grouped: bool = False, keys: int = 3, rows: int = 1,
-                 bounds: tuple[float, float] = (0.0, 1.0), values: tuple[float, float] = (-1.0, 2.0), max_size: int = 6,
-                 copies: int = 4000) -> LibraryTarget:
+def tumult_query(
+    statistic: str = "count",
+    *,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    rho: float | None = None,
+    protected_change: str = "add_one_row",
+    grouped: bool = False,
+    keys: int = 3,
+    rows: int = 1,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    values: tuple[float, float] = (-1.0, 2.0),
+    max_size: int = 6,
+    copies: int = 4000,
+) -> LibraryTarget:
     """`QueryBuilder("data").groupby(copy[, key]).<statistic>(...)` evaluated with the budget
     `PureDPBudget(epsilon)`, `ApproxDPBudget(epsilon, delta)` when `delta` > 0, or
     `RhoZCDPBudget(rho)` when `rho` is given. `protected_change` is the claimed neighbouring
@@ -51,8 +61,18 @@ def tumult_query(statistic: str = "count", *, epsilon: float = 1.0, delta: float
     check_int("rows", rows, minimum=1)
     check_int("copies", copies, minimum=1)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's workers import tmlt too
-    from tmlt.analytics import (AddMaxRows, AddOneRow, AddRowsWithID, ApproxDPBudget, KeySet, MaxRowsPerID, PureDPBudget,
-                                QueryBuilder, RhoZCDPBudget, Session)
+    from tmlt.analytics import (
+        AddMaxRows,
+        AddOneRow,
+        AddRowsWithID,
+        ApproxDPBudget,
+        KeySet,
+        MaxRowsPerID,
+        PureDPBudget,
+        QueryBuilder,
+        RhoZCDPBudget,
+        Session,
+    )
 
     spark = _spark()
     low, high = float(bounds[0]), float(bounds[1])
@@ -60,28 +80,52 @@ def tumult_query(statistic: str = "count", *, epsilon: float = 1.0, delta: float
         budget, claim = RhoZCDPBudget(rho), ZeroConcentratedDP(rho)
         unlimited = RhoZCDPBudget(float("inf"))
     elif delta > 0:
-        budget, claim, unlimited = ApproxDPBudget(epsilon, delta), ApproxDP(epsilon, delta), ApproxDPBudget(float("inf"), 1.0)
+        budget, claim, unlimited = (
+            ApproxDPBudget(epsilon, delta),
+            ApproxDP(epsilon, delta),
+            ApproxDPBudget(float("inf"), 1.0),
+        )
     else:
-        budget, claim, unlimited = PureDPBudget(epsilon), PureDP(epsilon), PureDPBudget(float("inf"))
-    change = {"add_one_row": lambda: AddOneRow(), "add_max_rows": lambda: AddMaxRows(rows),
-              "add_rows_with_id": lambda: AddRowsWithID("id")}[protected_change]()
-    aggregate = {"count": lambda g: g.count(name="out"), "sum": lambda g: g.sum("value", low, high, name="out"),
-                 "average": lambda g: g.average("value", low, high, name="out"),
-                 "median": lambda g: g.median("value", low, high, name="out"),
-                 "quantile": lambda g: g.quantile("value", 0.9, low, high, name="out"),
-                 "variance": lambda g: g.variance("value", low, high, name="out")}[statistic]
+        budget, claim, unlimited = (
+            PureDPBudget(epsilon),
+            PureDP(epsilon),
+            PureDPBudget(float("inf")),
+        )
+    change = {
+        "add_one_row": lambda: AddOneRow(),
+        "add_max_rows": lambda: AddMaxRows(rows),
+        "add_rows_with_id": lambda: AddRowsWithID("id"),
+    }[protected_change]()
+    aggregate = {
+        "count": lambda g: g.count(name="out"),
+        "sum": lambda g: g.sum("value", low, high, name="out"),
+        "average": lambda g: g.average("value", low, high, name="out"),
+        "median": lambda g: g.median("value", low, high, name="out"),
+        "quantile": lambda g: g.quantile("value", 0.9, low, high, name="out"),
+        "variance": lambda g: g.variance("value", low, high, name="out"),
+    }[statistic]
     by = {"copy": list(range(copies)), **({"key": list(range(keys))} if grouped else {})}
 
     def query(records: list) -> np.ndarray:
         """One Spark query: `copies` draws on the dataset whose rows are `records`."""
         import pandas as pd
 
-        table = pd.DataFrame([(copy, unit, key, value) for copy in range(copies) for unit, key, value in records],
-                             columns=["copy", "id", "key", "value"])
+        table = pd.DataFrame(
+            [(copy, unit, key, value) for copy in range(copies) for unit, key, value in records],
+            columns=["copy", "id", "key", "value"],
+        )
         frame = spark.createDataFrame(table, schema="copy long, id long, key long, value double")
-        session = Session.from_dataframe(privacy_budget=unlimited, source_id="data", dataframe=frame, protected_change=change)
-        builder = QueryBuilder("data").enforce(MaxRowsPerID(1)) if protected_change == "add_rows_with_id" else QueryBuilder("data")
-        result = session.evaluate(aggregate(builder.groupby(KeySet.from_dict(by))), privacy_budget=budget).toPandas()
+        session = Session.from_dataframe(
+            privacy_budget=unlimited, source_id="data", dataframe=frame, protected_change=change
+        )
+        builder = (
+            QueryBuilder("data").enforce(MaxRowsPerID(1))
+            if protected_change == "add_rows_with_id"
+            else QueryBuilder("data")
+        )
+        result = session.evaluate(
+            aggregate(builder.groupby(KeySet.from_dict(by))), privacy_budget=budget
+        ).toPandas()
         return result.sort_values(list(by))["out"].to_numpy(dtype=float).reshape(copies, -1)
 
     unused: OrderedDict[bytes, np.ndarray] = OrderedDict()  # each dataset's draws not yet returned
@@ -96,18 +140,30 @@ def tumult_query(statistic: str = "count", *, epsilon: float = 1.0, delta: float
             unused.popitem(last=False)
         return draws[:size]
 
-    mechanism = per_call(lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch, batch_size=copies)
-    mechanism.name = f"Tumult Analytics {statistic}{' per key' if grouped else ''} ({protected_change})"
-    convention = (f"one individual (id, holding {rows} row(s)) added or removed; Tumult's protected change "
-                  f"{type(change).__name__}; claim = the query's budget {budget}")
+    mechanism = per_call(
+        lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch, batch_size=copies
+    )
+    mechanism.name = (
+        f"Tumult Analytics {statistic}{' per key' if grouped else ''} ({protected_change})"
+    )
+    convention = (
+        f"one individual (id, holding {rows} row(s)) added or removed; Tumult's protected change "
+        f"{type(change).__name__}; claim = the query's budget {budget}"
+    )
     return LibraryTarget(mechanism, claim, privacy_id_domain(keys, values, max_size), convention)
 
 
 def _spark():
-    """The local Spark session Tumult runs on: one core, no UI or progress bars, one shuffle partition."""
+    """The local Spark session Tumult runs on: one core, no UI or progress bars, one shuffle
+    partition."""
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "1").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -63,7 +63,10 @@ def catalogue(
     entries = [entry for module in _MODULES for entry in module.ENTRIES]
     families = sorted({entry.family for entry in entries})
     if family is not None and family not in families:
-        raise InvalidArgument(f"no catalogue family {family!r}.{did_you_mean(family, families)} Families: {', '.join(families)}.")
+        raise InvalidArgument(
+            f"no catalogue family {family!r}.{did_you_mean(family, families)} Families:"
+            f" {', '.join(families)}."
+        )
     if satisfies is not None:
         entries = [entry for entry in entries if entry.truth().satisfies is satisfies]
     if claim_type is not None:
@@ -79,7 +82,9 @@ def entry(name: str) -> CatalogueEntry:
         if candidate.name == name:
             return candidate
     names = [item.name for item in catalogue()]
-    raise InvalidArgument(f"no catalogue entry {name!r}.{did_you_mean(name, names)} Entries: {', '.join(names)}.")
+    raise InvalidArgument(
+        f"no catalogue entry {name!r}.{did_you_mean(name, names)} Entries: {', '.join(names)}."
+    )
 
 
 __all__ = ["CatalogueEntry", "Truth", "catalogue", "entry"]

@@ -9,11 +9,14 @@ from dpfuzz.claims import RenyiDP
 
 
 def renyi_claim(event, alpha: float) -> RenyiDP:
-    """(α, ε)-RDP of a dp-accounting `event` under add/remove-one neighbours (RdpAccountant at order α)."""
+    """(α, ε)-RDP of a dp-accounting `event` under add/remove-one neighbours (RdpAccountant at order
+    α)."""
     import dp_accounting
     from dp_accounting import rdp
 
-    accountant = rdp.RdpAccountant(orders=[alpha], neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    accountant = rdp.RdpAccountant(
+        orders=[alpha], neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    )
     accountant.compose(event)
     return RenyiDP(alpha, float(accountant.rdp[0]))
 
@@ -29,5 +32,7 @@ def poisson_gaussian_steps(rate: float, noise_multiplier: float, steps: int):
     """`steps` Poisson-subsampled (rate q) Gaussian mechanisms."""
     import dp_accounting
 
-    event = dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(noise_multiplier))
+    event = dp_accounting.PoissonSampledDpEvent(
+        rate, dp_accounting.GaussianDpEvent(noise_multiplier)
+    )
     return dp_accounting.SelfComposedDpEvent(event, steps)

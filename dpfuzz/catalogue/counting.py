@@ -21,6 +21,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -46,6 +47,7 @@ Laplace = CatalogueEntry(
     description="ΣX + Lap(1/ε), records in [0, 1]",
 )
 
+
 def truncated_geometric(epsilon: float, n_max: int):
     alpha = np.exp(-positive("epsilon", epsilon))
 
@@ -62,12 +64,15 @@ TruncatedGeometric = CatalogueEntry(
     build=truncated_geometric,
     claim_type=PureDP,
     defaults={"epsilon": 1.0, "n_max": 10},
-    domain_spec=lambda epsilon, n_max: Domain(low=0, high=1, min_size=0, max_size=n_max, dtype="int"),
-    truth_spec=lambda epsilon, n_max: Truth(True, epsilon, "Ghosh et al. 2009; tight at interior outputs"),
+    domain_spec=lambda epsilon, n_max: Domain(
+        low=0, high=1, min_size=0, max_size=n_max, dtype="int"
+    ),
+    truth_spec=lambda epsilon, n_max: Truth(
+        True, epsilon, "Ghosh et al. 2009; tight at interior outputs"
+    ),
     witness_spec=DatasetPair(np.array([], dtype=np.int64), np.array([1], dtype=np.int64)),
     description="count of bits + two-sided geometric(e^-ε) noise, clamped to [0, n_max]",
 )
-
 
 
 def geo_sample_cdf(epsilon: float, n: int, count: int) -> np.ndarray:
@@ -76,7 +81,10 @@ def geo_sample_cdf(epsilon: float, n: int, count: int) -> np.ndarray:
     k = math.ceil(math.log(2.0 / positive("epsilon", epsilon)))
     d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
     below = [2 ** (k * (count - z)) * (2**k + 1) ** (n - (count - z)) for z in range(count)]
-    above = [d - 2 ** (k * (z - count + 1)) * (2**k + 1) ** (n - 1 - (z - count)) for z in range(count, n)]
+    above = [
+        d - 2 ** (k * (z - count + 1)) * (2**k + 1) ** (n - 1 - (z - count))
+        for z in range(count, n)
+    ]
     return np.array(below + above + [d], dtype=np.int64)
 
 
@@ -91,7 +99,8 @@ def geo_sample(epsilon: float, n: int):
 
 
 def geo_sample_epsilon(epsilon: float, n: int) -> float:
-    """The exact ε of GeoSample: the largest log ratio of output probabilities for counts c, c + 1."""
+    """The exact ε of GeoSample: the largest log ratio of output probabilities for counts c, c +
+    1."""
     pmfs = [np.diff(geo_sample_cdf(epsilon, n, count), prepend=0) for count in range(n + 1)]
     return max(float(np.max(np.abs(np.log(pmfs[c] / pmfs[c + 1])))) for c in range(n))
 
@@ -109,7 +118,10 @@ GeoSample = CatalogueEntry(
         "exact, from the output distribution; Balcer & Vadhan Thm 4.7: ln(1 + 2^-k)",
     ),
     witness_spec=DatasetPair(np.array([], dtype=np.int64), np.array([1], dtype=np.int64)),
-    description="Balcer & Vadhan's GeoSample, k = ⌈ln(2/ε)⌉ (DP-Sniper's TruncatedGeometric), count of n ≤ 5 bits",
+    description=(
+        "Balcer & Vadhan's GeoSample, k = ⌈ln(2/ε)⌉ (DP-Sniper's TruncatedGeometric), count of n ≤"
+        " 5 bits"
+    ),
 )
 
 ENTRIES = (Laplace, TruncatedGeometric, GeoSample)

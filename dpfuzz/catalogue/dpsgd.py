@@ -36,6 +36,7 @@ from dpfuzz.claims import ApproxDP, GaussianDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -48,8 +49,15 @@ MAX_SIZE = 4
 WRONG_BATCH_FACTOR = 4
 
 
-def noisy_gradient(gradients: np.ndarray, sigma: float, clip: float, batch: float, rng: np.random.Generator,
-                   bug: str | None, last: bool) -> np.ndarray:
+def noisy_gradient(
+    gradients: np.ndarray,
+    sigma: float,
+    clip: float,
+    batch: float,
+    rng: np.random.Generator,
+    bug: str | None,
+    last: bool,
+) -> np.ndarray:
     """One step's released gradient from per-example gradients of shape (..., n, d)."""
     noise_scale = sigma * clip / batch
     if bug == "scale_before_clip":
@@ -112,7 +120,9 @@ def noise_for_epsilon(epsilon: float, steps: int, delta: float = DELTA) -> float
 
 
 BUG_NOTES = {
-    "scale_before_clip": "a record moves the sum by min(‖∇ℓ‖/B, C), up to B times the C/B the noise is set for",
+    "scale_before_clip": (
+        "a record moves the sum by min(‖∇ℓ‖/B, C), up to B times the C/B the noise is set for"
+    ),
     "no_clip": "unclipped gradients (norm up to √2/2 at θ = 0) against noise set for C = 0.1",
     "wrong_batch": "noise set for a batch 4 times larger",
 }
@@ -130,13 +140,23 @@ def dpsgd_claim(noise_multiplier: float, steps: int, release: str, guarantee: st
 def _truth(bug: str | None):
     def truth(noise_multiplier: float, steps: int, release: str, guarantee: str) -> Truth:
         if bug is None:
-            return Truth(True, accountant_epsilon(noise_multiplier, steps), "Gaussian steps, dp-accounting PLD (exact: √T/σ-GDP)")
+            return Truth(
+                True,
+                accountant_epsilon(noise_multiplier, steps),
+                "Gaussian steps, dp-accounting PLD (exact: √T/σ-GDP)",
+            )
         if bug == "last_step_noiseless":
             if release == "white_box":
                 return Truth(False, math.inf, "the last released gradient is exact")
-            return Truth(None, None, "final parameters after a noiseless, data-dependent step: not established")
+            return Truth(
+                None,
+                None,
+                "final parameters after a noiseless, data-dependent step: not established",
+            )
         if release == "black_box":  # post-processing of a violating release need not violate
-            return Truth(None, None, BUG_NOTES[bug] + "; the final parameters alone: not established")
+            return Truth(
+                None, None, BUG_NOTES[bug] + "; the final parameters alone: not established"
+            )
         return Truth(False, None, BUG_NOTES[bug])
 
     return truth
@@ -146,10 +166,19 @@ def _entry(name: str, bug: str | None, description: str) -> CatalogueEntry:
     return CatalogueEntry(
         name=name,
         family="dpsgd",
-        build=lambda noise_multiplier, steps, release, guarantee: dpsgd(noise_multiplier, steps, release, bug),
+        build=lambda noise_multiplier, steps, release, guarantee: dpsgd(
+            noise_multiplier, steps, release, bug
+        ),
         claim_type=ApproxDP,
-        defaults={"noise_multiplier": 2.0, "steps": 3, "release": "white_box", "guarantee": "approx"},
-        domain_spec=Domain(low=-1.0, high=1.0, dim=DIM, min_size=0, max_size=MAX_SIZE, relation="add_remove"),
+        defaults={
+            "noise_multiplier": 2.0,
+            "steps": 3,
+            "release": "white_box",
+            "guarantee": "approx",
+        },
+        domain_spec=Domain(
+            low=-1.0, high=1.0, dim=DIM, min_size=0, max_size=MAX_SIZE, relation="add_remove"
+        ),
         truth_spec=_truth(bug),
         witness_spec=DatasetPair(np.zeros((0, DIM)), np.ones((1, DIM))),
         description=description,
@@ -158,11 +187,21 @@ def _entry(name: str, bug: str | None, description: str) -> CatalogueEntry:
     )
 
 
-DPSGD = _entry("DPSGD", None, "full-batch DP-SGD, logistic regression, C = 0.1, σ = noise_multiplier")
-DPSGDScaleBeforeClip = _entry("DPSGDScaleBeforeClip", "scale_before_clip", "DP-SGD clipping ∇ℓ/B instead of ∇ℓ (paper 003 §5.3)")
+DPSGD = _entry(
+    "DPSGD", None, "full-batch DP-SGD, logistic regression, C = 0.1, σ = noise_multiplier"
+)
+DPSGDScaleBeforeClip = _entry(
+    "DPSGDScaleBeforeClip",
+    "scale_before_clip",
+    "DP-SGD clipping ∇ℓ/B instead of ∇ℓ (paper 003 §5.3)",
+)
 DPSGDNoClip = _entry("DPSGDNoClip", "no_clip", "DP-SGD without per-example clipping")
-DPSGDWrongBatch = _entry("DPSGDWrongBatch", "wrong_batch", "DP-SGD with noise for a batch 4 times larger")
-DPSGDLastStepNoiseless = _entry("DPSGDLastStepNoiseless", "last_step_noiseless", "DP-SGD whose last step adds no noise")
+DPSGDWrongBatch = _entry(
+    "DPSGDWrongBatch", "wrong_batch", "DP-SGD with noise for a batch 4 times larger"
+)
+DPSGDLastStepNoiseless = _entry(
+    "DPSGDLastStepNoiseless", "last_step_noiseless", "DP-SGD whose last step adds no noise"
+)
 
 ENTRIES = (DPSGD, DPSGDScaleBeforeClip, DPSGDNoClip, DPSGDWrongBatch, DPSGDLastStepNoiseless)
 
@@ -179,7 +218,9 @@ def breast_cancer() -> tuple[np.ndarray, np.ndarray]:
     return features, data.target.astype(float)
 
 
-def dpsgd_one_run(noise_multiplier: float, steps: int, bug: str | None = None, learning_rate: float = 0.5):
+def dpsgd_one_run(
+    noise_multiplier: float, steps: int, bug: str | None = None, learning_rate: float = 0.5
+):
     """``run(included, rng) -> scores`` for `audit_one_run`: white-box DP-SGD with one Dirac
     canary coordinate per canary (module docstring). ``run.claim`` is the √T/σ-GDP the accountant
     gives the correct algorithm."""
@@ -192,13 +233,16 @@ def dpsgd_one_run(noise_multiplier: float, steps: int, bug: str | None = None, l
         m = len(included)
         batch = len(features) + m  # public normaliser: every example and every canary
         theta = np.zeros((1, features.shape[1]))
-        # canary i's gradient, C·B on its own coordinate: one "example" per coordinate, shape (m, 1, 1)
+        # canary i's gradient, C·B on its own coordinate: one "example" per coordinate, shape (m, 1,
+        # 1)
         canaries = np.where(included, CLIP * batch, 0.0)[:, None, None]
         scores = np.zeros(m)
         for step in range(steps):
             last = step == steps - 1
             gradients = logistic_gradients(theta, features, labels)
-            theta = theta - learning_rate * noisy_gradient(gradients, sigma, CLIP, batch, rng, bug, last)
+            theta = theta - learning_rate * noisy_gradient(
+                gradients, sigma, CLIP, batch, rng, bug, last
+            )
             scores += noisy_gradient(canaries, sigma, CLIP, batch, rng, bug, last)[:, 0]
         return scores
 

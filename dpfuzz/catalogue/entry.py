@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
-from dpfuzz.mechanism import Mechanism
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 from dpfuzz.validation import did_you_mean
 
 
@@ -70,13 +71,16 @@ class CatalogueEntry:
         unknown = sorted(set(overrides) - set(self.defaults))
         if unknown:
             hints = "".join(did_you_mean(name, self.defaults) for name in unknown)
-            raise InvalidArgument(f"{self.name} takes parameters {sorted(self.defaults)}, got unknown {unknown}.{hints}")
+            raise InvalidArgument(
+                f"{self.name} takes parameters {sorted(self.defaults)}, got unknown"
+                f" {unknown}.{hints}"
+            )
         for name, value in overrides.items():
             default = self.defaults[name]
             if value is not None and _kind(default) is not None and _kind(value) != _kind(default):
                 raise InvalidArgument(
-                    f"{self.name}'s parameter {name} is a {_kind(default)} (default {default!r}), got {value!r}; "
-                    f"give e.g. {name}={json.dumps(default, default=str)}."
+                    f"{self.name}'s parameter {name} is a {_kind(default)} (default {default!r}),"
+                    f" got {value!r}; give e.g. {name}={json.dumps(default, default=str)}."
                 )
         return {**self.defaults, **overrides}
 
@@ -130,7 +134,7 @@ class CatalogueEntry:
 
 
 def _kind(value: Any) -> str | None:
-    """"number", "string" or "boolean" for a parameter value; None for other values (unchecked)."""
+    """ "number", "string" or "boolean" for a parameter value; None for other values (unchecked)."""
     if isinstance(value, (bool, np.bool_)):
         return "boolean"
     if isinstance(value, (int, float, np.integer, np.floating)):

@@ -20,6 +20,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -60,7 +61,9 @@ def snapping_laplace(epsilon: float, bound: float):
 def snapping_epsilon(epsilon: float, bound: float) -> float:
     lam = 1.0 / epsilon
     if not lam < bound < 2.0**46 * lam:
-        raise InvalidArgument(f"the snapping guarantee needs 1/ε < B < 2^46/ε, got ε={epsilon}, B={bound}.")
+        raise InvalidArgument(
+            f"the snapping guarantee needs 1/ε < B < 2^46/ε, got ε={epsilon}, B={bound}."
+        )
     return 1.0 / lam + 2.0**-49 * bound / lam**2
 
 
@@ -85,7 +88,9 @@ SnappingLaplace = CatalogueEntry(
     defaults={"epsilon": 1.0, "bound": 10.0},
     claim_spec=lambda epsilon, bound: PureDP(snapping_epsilon(epsilon, bound)),
     domain_spec=DOMAIN,
-    truth_spec=lambda epsilon, bound: Truth(True, snapping_epsilon(epsilon, bound), "Mironov 2012, Thm 1"),
+    truth_spec=lambda epsilon, bound: Truth(
+        True, snapping_epsilon(epsilon, bound), "Mironov 2012, Thm 1"
+    ),
     witness_spec=WITNESS,
     description="Mironov's snapping mechanism, λ = 1/ε, bound B",
     tester="float_bits",

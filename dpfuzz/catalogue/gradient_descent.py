@@ -4,15 +4,17 @@ Each mechanism releases its whole trajectory (θ_1, …, θ_T). The claim is the
 mechanisms of sensitivity 1 and noise multiplier σ (dp-accounting's RDP accountant), which is
 right when each step adds N(0, (σG)²) to a sum of per-example gradients clipped to G.
 
-* ScaledGD(s) adds N(0, (sσG)²) instead (Kong et al., DP-Auditorium, §6.3). Starting far from the data, every
+* ScaledGD(s) adds N(0, (sσG)²) instead (Kong et al., DP-Auditorium, §6.3). Starting far from the
+  data, every
   record's gradient is clipped to −G at every step, so a record shifts each step by exactly G:
   the true RDP is Tα/(2(sσ)²) — tight — and the claim holds iff s ≥ 1.
 * MicrobatchGD clips the *sum of a micro-batch* of two records (records sorted, then paired)
   to G but accounts sensitivity G. One added record can flip a clipped micro-batch from +G to
   −G: sensitivity 2G, true RDP up to 4× the claim.
 * AverageThenClipGD clips the *average* gradient to G and adds noise σG/n, calibrated for the
-  average of per-example-clipped gradients (Xiang, Wang & Wang, "Privacy audit as bits transmission", §5.3: a flawed DP-SGD). The clipped average
-  moves by up to 2G, not G/n, and the noise scale reveals n.
+  average of per-example-clipped gradients (Xiang, Wang & Wang, "Privacy audit as bits
+  transmission", §5.3: a flawed DP-SGD). The clipped average moves by up to 2G, not G/n, and the
+  noise scale reveals n.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from dpfuzz.claims import RenyiDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim
 from .entry import CatalogueEntry, Truth
@@ -115,7 +118,9 @@ MicrobatchGD = CatalogueEntry(
     defaults=dict(_DEFAULTS),
     claim_spec=_claim,
     domain_spec=_WIDE,
-    truth_spec=lambda sigma, steps, alpha: Truth(False, 4 * steps * alpha / (2 * sigma**2), "sensitivity 2G"),
+    truth_spec=lambda sigma, steps, alpha: Truth(
+        False, 4 * steps * alpha / (2 * sigma**2), "sensitivity 2G"
+    ),
     witness_spec=_FLIP,
     description="micro-batches of two clipped to G, accounted as sensitivity G",
 )

@@ -16,6 +16,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -57,7 +58,9 @@ NoisyHistogramWrongScale = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 0.1, "bins": 5},
     domain_spec=histogram_domain,
-    truth_spec=lambda epsilon, bins: Truth(epsilon >= 1.0, 1.0 / epsilon, "Lap(ε) per bin is (1/ε)-DP"),
+    truth_spec=lambda epsilon, bins: Truth(
+        epsilon >= 1.0, 1.0 / epsilon, "Lap(ε) per bin is (1/ε)-DP"
+    ),
     witness_spec=_WITNESS,
     description="bin counts + Lap(ε) per bin (noise scale inverted)",
 )

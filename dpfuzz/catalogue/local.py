@@ -18,6 +18,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -65,7 +66,8 @@ RAPPOR_DEFAULTS = {"f": 0.5, "p": 0.5, "q": 0.75, "h": 2, "m": 16, "values": 10}
 
 
 def bloom_bits(values: int, m: int, h: int) -> np.ndarray:
-    """A fixed table of h distinct bit positions per value (a deterministic stand-in for hashing)."""
+    """A fixed table of h distinct bit positions per value (a deterministic stand-in for
+    hashing)."""
     table = np.random.default_rng(20141103)
     return np.array([table.choice(m, size=h, replace=False) for _ in range(values)])
 
@@ -96,7 +98,9 @@ def rappor_epsilon(f: float, p: float, q: float, h: int, **_) -> float:
 
 
 def _rappor_domain(values: int, **_) -> Domain:
-    return Domain(low=0, high=values - 1, min_size=1, max_size=1, relation="substitute", dtype="int")
+    return Domain(
+        low=0, high=values - 1, min_size=1, max_size=1, relation="substitute", dtype="int"
+    )
 
 
 OneTimeRAPPOR = CatalogueEntry(
@@ -107,7 +111,9 @@ OneTimeRAPPOR = CatalogueEntry(
     defaults=dict(RAPPOR_DEFAULTS),
     claim_spec=lambda **knobs: PureDP(one_time_epsilon(**knobs)),
     domain_spec=_rappor_domain,
-    truth_spec=lambda **knobs: Truth(True, one_time_epsilon(**knobs), "Erlingsson et al. 2014, Thm 1"),
+    truth_spec=lambda **knobs: Truth(
+        True, one_time_epsilon(**knobs), "Erlingsson et al. 2014, Thm 1"
+    ),
     witness_spec=DatasetPair(np.array([0]), np.array([1])),
     description="Bloom filter + permanent randomized response (f)",
 )
@@ -120,7 +126,9 @@ RAPPOR = CatalogueEntry(
     defaults=dict(RAPPOR_DEFAULTS),
     claim_spec=lambda **knobs: PureDP(rappor_epsilon(**knobs)),
     domain_spec=_rappor_domain,
-    truth_spec=lambda **knobs: Truth(True, rappor_epsilon(**knobs), "Erlingsson et al. 2014, one report"),
+    truth_spec=lambda **knobs: Truth(
+        True, rappor_epsilon(**knobs), "Erlingsson et al. 2014, one report"
+    ),
     witness_spec=DatasetPair(np.array([0]), np.array([1])),
     description="Bloom filter + permanent (f) and instantaneous (p, q) randomized response",
 )

@@ -34,6 +34,7 @@ from dpfuzz.claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZeroConcentrate
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim
 from .entry import CatalogueEntry, Truth
@@ -50,7 +51,9 @@ def dp_laplace_mean(epsilon: float):
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
         noisy_n = _noisy_count(len(dataset), epsilon, num_samples, rng)
-        return dataset.sum() / noisy_n + rng.laplace(0.0, 1.0, size=num_samples) * 2.0 / (noisy_n * epsilon)
+        return dataset.sum() / noisy_n + rng.laplace(0.0, 1.0, size=num_samples) * 2.0 / (
+            noisy_n * epsilon
+        )
 
     return mechanism
 
@@ -70,7 +73,9 @@ def non_dp_laplace_mean2(epsilon: float):
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
         noisy_n = _noisy_count(len(dataset), epsilon, num_samples, rng)
-        return dataset.sum() / len(dataset) + rng.laplace(0.0, 1.0, size=num_samples) * 2.0 / (noisy_n * epsilon)
+        return dataset.sum() / len(dataset) + rng.laplace(0.0, 1.0, size=num_samples) * 2.0 / (
+            noisy_n * epsilon
+        )
 
     return mechanism
 
@@ -93,7 +98,9 @@ NonDPLaplaceMean1 = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 1.0},
     domain_spec=MEAN_DOMAIN,
-    truth_spec=Truth(False, math.inf, "noise scale 2/(nε) reveals n: unbounded privacy loss in the tails"),
+    truth_spec=Truth(
+        False, math.inf, "noise scale 2/(nε) reveals n: unbounded privacy loss in the tails"
+    ),
     witness_spec=DatasetPair(np.array([1.0]), np.array([1.0, 0.0])),
     description="ΣX/n + Lap(2/(nε)) (DP-Auditorium §6.1)",
 )
@@ -105,16 +112,22 @@ NonDPLaplaceMean2 = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 1.0},
     domain_spec=MEAN_DOMAIN,
-    truth_spec=Truth(False, None, "mean uses the true n; privacy loss ≈ 1.22 at ε = 1 on the witness"),
+    truth_spec=Truth(
+        False, None, "mean uses the true n; privacy loss ≈ 1.22 at ε = 1 on the witness"
+    ),
     witness_spec=DatasetPair(np.array([1.0, 0.0]), np.array([1.0])),
     description="ΣX/n + Lap(2/(ñε)), ñ = max(1e-12, n + Lap(2/ε)) (DP-Auditorium §6.1)",
 )
+
 
 def gaussian_sigma(epsilon: float, delta: float) -> float:
     """Noise of each half: the classical Gaussian mechanism at (ε/2, δ/2), sensitivity 1."""
     half = positive("epsilon", epsilon) / 2
     if not 0 < half < 1 or not 0 < delta < 1:
-        raise InvalidArgument(f"the classical Gaussian mechanism needs 0 < ε/2 < 1 and 0 < δ < 1, got ε={epsilon}, δ={delta}.")
+        raise InvalidArgument(
+            f"the classical Gaussian mechanism needs 0 < ε/2 < 1 and 0 < δ < 1, got ε={epsilon},"
+            f" δ={delta}."
+        )
     return math.sqrt(2 * math.log(1.25 / (delta / 2))) / half
 
 
@@ -132,7 +145,9 @@ def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: flo
         return GaussianDP(math.sqrt(2) / sigma)
     if guarantee == "zcdp":
         return ZeroConcentratedDP(1 / sigma**2)
-    raise InvalidArgument(f"guarantee must be 'approx', 'renyi', 'gdp' or 'zcdp', got {guarantee!r}.")
+    raise InvalidArgument(
+        f"guarantee must be 'approx', 'renyi', 'gdp' or 'zcdp', got {guarantee!r}."
+    )
 
 
 def gaussian_mean(kind: str, epsilon: float, delta: float, guarantee: str, alpha: float):
@@ -153,7 +168,9 @@ def gaussian_mean(kind: str, epsilon: float, delta: float, guarantee: str, alpha
 _GAUSSIAN_DEFAULTS = {"epsilon": 1.0, "delta": 1e-5, "guarantee": "approx", "alpha": 2.0}
 
 
-def _gaussian_entry(name: str, kind: str, truth, witness, description: str, guarantee: str) -> CatalogueEntry:
+def _gaussian_entry(
+    name: str, kind: str, truth, witness, description: str, guarantee: str
+) -> CatalogueEntry:
     return CatalogueEntry(
         name=name,
         family="means",
@@ -170,11 +187,19 @@ def _gaussian_entry(name: str, kind: str, truth, witness, description: str, guar
 
 def _bug2_truth(epsilon: float, delta: float, guarantee: str, alpha: float) -> Truth:
     if guarantee in ("renyi", "zcdp"):  # 1/σ²-zCDP claims R_2 ≤ 2/σ², the α = 2 RDP claim's value
-        return Truth(False, None, "mean uses the true n; R_2 ≥ 0.066 certified against the claimed 0.020")
+        return Truth(
+            False, None, "mean uses the true n; R_2 ≥ 0.066 certified against the claimed 0.020"
+        )
     if guarantee == "gdp":
-        return Truth(False, None, "mean uses the true n; its √2/σ-GDP profile refuted at 95% on seeds 0–4 (quick budget)")
+        return Truth(
+            False,
+            None,
+            "mean uses the true n; its √2/σ-GDP profile refuted at 95% on seeds 0–4 (quick budget)",
+        )
     if epsilon <= 0.5:
-        return Truth(False, None, "mean uses the true n; certified at ε = 0.5, δ = 1e-5 with 10^6 samples")
+        return Truth(
+            False, None, "mean uses the true n; certified at ε = 0.5, δ = 1e-5 with 10^6 samples"
+        )
     return Truth(None, None, "no violation of (ε, δ) found for ε > 0.5 at 10^6 samples; unknown")
 
 
@@ -221,7 +246,9 @@ TwoBudgetMean = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 1.0},
     domain_spec=MEAN_DOMAIN,
-    truth_spec=lambda epsilon: Truth(False, 2 * epsilon, "two Lap(1/ε) releases: 2ε by composition (upper bound)"),
+    truth_spec=lambda epsilon: Truth(
+        False, 2 * epsilon, "two Lap(1/ε) releases: 2ε by composition (upper bound)"
+    ),
     witness_spec=DatasetPair(np.array([1.0]), np.array([1.0, 1.0])),
     description="(ΣX + Lap(1/ε)) / max(1e-12, n + Lap(1/ε))",
 )

@@ -17,6 +17,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 

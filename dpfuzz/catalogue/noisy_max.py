@@ -23,6 +23,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -39,7 +40,9 @@ def noisy_max(noise: str, output: str, epsilon: float):
     scale = 2.0 / positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        noisy = np.asarray(dataset, dtype=float) + _NOISE[noise](rng, scale, (num_samples, len(dataset)))
+        noisy = np.asarray(dataset, dtype=float) + _NOISE[noise](
+            rng, scale, (num_samples, len(dataset))
+        )
         return noisy.argmax(axis=1) if output == "index" else noisy.max(axis=1)
 
     return mechanism
@@ -71,14 +74,31 @@ def _entry(name: str, noise: str, output: str, satisfies: bool, note: str) -> Ca
 
 
 NoisyMaxLaplace = _entry("NoisyMaxLaplace", "laplace", "index", True, "Dwork & Roth Claim 3.9")
-NoisyMaxExponential = _entry("NoisyMaxExponential", "exponential", "index", True, "Ding et al. 2021")
-NoisyMaxGumbel = _entry("NoisyMaxGumbel", "gumbel", "index", True, "exponential mechanism with e^{εq/2}")
+NoisyMaxExponential = _entry(
+    "NoisyMaxExponential", "exponential", "index", True, "Ding et al. 2021"
+)
+NoisyMaxGumbel = _entry(
+    "NoisyMaxGumbel", "gumbel", "index", True, "exponential mechanism with e^{εq/2}"
+)
 NoisyMaxValueLaplace = _entry(
-    "NoisyMaxValueLaplace", "laplace", "value", False, "releases the maximum; tight: true ε = kε/2 (lower tail)"
+    "NoisyMaxValueLaplace",
+    "laplace",
+    "value",
+    False,
+    "releases the maximum; tight: true ε = kε/2 (lower tail)",
 )
 NoisyMaxValueExponential = _entry(
-    "NoisyMaxValueExponential", "exponential", "value", False,
+    "NoisyMaxValueExponential",
+    "exponential",
+    "value",
+    False,
     "releases the maximum of exponential noise, at least the largest answer: no finite ε",
 )
 
-ENTRIES = (NoisyMaxLaplace, NoisyMaxExponential, NoisyMaxGumbel, NoisyMaxValueLaplace, NoisyMaxValueExponential)
+ENTRIES = (
+    NoisyMaxLaplace,
+    NoisyMaxExponential,
+    NoisyMaxGumbel,
+    NoisyMaxValueLaplace,
+    NoisyMaxValueExponential,
+)

@@ -3,7 +3,8 @@ guarantee per canary. ``run(included, rng) -> scores``: one membership score per
 
 The three of paper 003's Figures 6–8 (Xiang, Wang & Wang), all memoryless channels: every canary
 has its own output coordinate with independent noise.
-* `gaussian_canaries(mu)`: coordinate i is [canary i included] + N(0, 1/μ²): exactly μ-GDP per canary.
+* `gaussian_canaries(mu)`: coordinate i is [canary i included] + N(0, 1/μ²): exactly μ-GDP per
+  canary.
 * `laplace_canaries(epsilon)`: [included] + Lap(1/ε): ε-DP per canary (tight).
 * `randomized_response_canaries(epsilon)`: the inclusion bit, flipped with probability
   1/(1 + e^ε): ε-DP per canary (tight).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpfuzz.claims import GaussianDP, PureDP
+
 from ._checks import positive
 
 

@@ -30,7 +30,9 @@ from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 KEYS = 5
-KEY_DOMAIN = Domain(low=0, high=KEYS - 1, dtype="int", min_size=0, max_size=4, relation="add_remove")
+KEY_DOMAIN = Domain(
+    low=0, high=KEYS - 1, dtype="int", min_size=0, max_size=4, relation="add_remove"
+)
 
 
 def partition_counts(epsilon: float, delta: float, thresholded: bool):
@@ -66,13 +68,24 @@ def _entry(name: str, thresholded: bool, truth, description: str) -> CatalogueEn
 
 
 PartitionSelectionNoThreshold = _entry(
-    "PartitionSelectionNoThreshold", False,
-    Truth(False, math.inf, "a key one dataset alone holds is released there with probability 1 − e^−ε/2, never on the other"),
+    "PartitionSelectionNoThreshold",
+    False,
+    Truth(
+        False,
+        math.inf,
+        "a key one dataset alone holds is released there with probability 1 − e^−ε/2, never on the"
+        " other",
+    ),
     "per key: count + Lap(1/ε), released when positive",
 )
 PartitionSelection = _entry(
-    "PartitionSelection", True,
-    lambda epsilon, delta: Truth(True, epsilon, "Laplace counts; a key one dataset alone holds is released with probability δ"),
+    "PartitionSelection",
+    True,
+    lambda epsilon, delta: Truth(
+        True,
+        epsilon,
+        "Laplace counts; a key one dataset alone holds is released with probability δ",
+    ),
     "per key: count + Lap(1/ε), released above 1 + ln(1/(2δ))/ε",
 )
 

@@ -39,7 +39,9 @@ def clamped_laplace(epsilon: float, top: float):
     epsilon, top = positive("epsilon", epsilon), positive("top", top)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        return np.clip(float(np.sum(dataset)) + rng.laplace(0.0, 1.0 / epsilon, size=num_samples), 0.0, top)
+        return np.clip(
+            float(np.sum(dataset)) + rng.laplace(0.0, 1.0 / epsilon, size=num_samples), 0.0, top
+        )
 
     return mechanism
 
@@ -51,7 +53,11 @@ LaplaceWithFallback = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 1.0, "leak": 1e-3},
     domain_spec=SUM_DOMAIN,
-    truth_spec=Truth(False, math.inf, "the exact sum is released with probability `leak`, a point mass the neighbour lacks"),
+    truth_spec=Truth(
+        False,
+        math.inf,
+        "the exact sum is released with probability `leak`, a point mass the neighbour lacks",
+    ),
     witness_spec=DatasetPair(np.array([]), np.array([1.0])),
     description="ΣX + Lap(1/ε), or ΣX itself with probability leak",
 )
@@ -64,7 +70,10 @@ ClampedLaplace = CatalogueEntry(
     defaults={"epsilon": 1.0, "top": 3.0},
     domain_spec=SUM_DOMAIN,
     truth_spec=lambda epsilon, top: Truth(
-        True, epsilon, "post-processing of Laplace; point masses at 0 and top on both sides (tight: ratio e^ε beyond both sums)"
+        True,
+        epsilon,
+        "post-processing of Laplace; point masses at 0 and top on both sides (tight: ratio e^ε"
+        " beyond both sums)",
     ),
     witness_spec=DatasetPair(np.array([]), np.array([1.0])),
     description="clip(ΣX + Lap(1/ε), 0, top)",

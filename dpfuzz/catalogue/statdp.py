@@ -25,6 +25,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 from .svt import QUERIES, sparse_vector
@@ -47,7 +48,9 @@ def build(name: str, epsilon: float):
     settings = _noise(name, epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        outputs = sparse_vector(np.asarray(dataset, dtype=float), num_samples, rng, threshold=T, **settings)
+        outputs = sparse_vector(
+            np.asarray(dataset, dtype=float), num_samples, rng, threshold=T, **settings
+        )
         codes = outputs[:, :QUERIES]
         if name != "iSVT4":  # codes are 1 (⊤), 0 (⊥), −1 (not answered): −1 never matches
             return (codes != EXPECTED).sum(axis=1)
@@ -84,18 +87,25 @@ iSVT1 = _entry(
 )
 iSVT2 = _entry(
     "iSVT2",
-    lambda epsilon: Truth(False, None, "SVT6 post-processed: no cutoff, query noise not scaled with N"),
+    lambda epsilon: Truth(
+        False, None, "SVT6 post-processed: no cutoff, query noise not scaled with N"
+    ),
     "StatDP: ρ ~ Lap(2/ε), ν ~ Lap(2/ε), no cutoff; releases the Hamming distance to ⊤^5⊥^5",
 )
 iSVT3 = _entry(
     "iSVT3",
-    lambda epsilon: Truth(False, (1 + 6 * N) * epsilon / 4, "SVT4 post-processed: proven upper bound (1 + 6N)ε/4"),
+    lambda epsilon: Truth(
+        False, (1 + 6 * N) * epsilon / 4, "SVT4 post-processed: proven upper bound (1 + 6N)ε/4"
+    ),
     "StatDP: ρ ~ Lap(4/ε), ν ~ Lap(4/(3ε)), cutoff N = 1; releases the Hamming distance to ⊤^5⊥^5",
 )
 iSVT4 = _entry(
     "iSVT4",
-    lambda epsilon: Truth(False, math.inf, "SVT3 post-processed: releases the compared noisy value"),
-    "StatDP: ρ ~ Lap(2/ε), ν ~ Lap(2N/ε), cutoff N = 1; releases (number of ⊥, the noisy value at ⊤)",
+    lambda epsilon: Truth(
+        False, math.inf, "SVT3 post-processed: releases the compared noisy value"
+    ),
+    "StatDP: ρ ~ Lap(2/ε), ν ~ Lap(2N/ε), cutoff N = 1; releases (number of ⊥, the noisy value"
+    " at ⊤)",
 )
 
 ENTRIES = (iSVT1, iSVT2, iSVT3, iSVT4)

@@ -4,9 +4,10 @@
   probability q; the step releases the batch sum + N(0, σ²). Claim: RDP of
   PoissonSampledDpEvent(q, GaussianDpEvent(σ)) composed T times (RDP accountant, add/remove).
 * ShuffledBatchAsPoisson: batches of a fixed size b drawn without replacement, with the Poisson
-  claim. Under add/remove, fixed-size sampling is not Poisson sampling (Schuchardt et al., "Group privacy amplification and unified amplification by subsampling for Rényi DP", §3.2): a
-  dataset with at most b records is always sampled whole, so on the witness ([] vs [1]) every
-  step is an unsubsampled Gaussian and the true RDP is Tα/(2σ²) — tight.
+  claim. Under add/remove, fixed-size sampling is not Poisson sampling (Schuchardt et al., "Group
+  privacy amplification and unified amplification by subsampling for Rényi DP", §3.2): a dataset
+  with at most b records is always sampled whole, so on the witness ([] vs [1]) every step is an
+  unsubsampled Gaussian and the true RDP is Tα/(2σ²) — tight.
 * GroupSubsampledGaussian(k): each record stands for a group of k identical records, each
   Poisson-sampled on its own, so add/remove of one record audits groups of k. The claim is the
   generic group-privacy bound (Mironov 2017, Prop. 2): for k = 2^c, (2^c α, ε)-RDP per record
@@ -23,6 +24,7 @@ from dpfuzz.claims import RenyiDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .accounting import poisson_gaussian_steps, renyi_claim
 from .entry import CatalogueEntry, Truth
@@ -78,7 +80,9 @@ ShuffledBatchAsPoisson = CatalogueEntry(
     claim_spec=poisson_claim,
     domain_spec=DOMAIN,
     truth_spec=lambda q, sigma, steps, alpha, batch: Truth(
-        False, steps * alpha / (2 * sigma**2), "small datasets are sampled whole: tight on the witness"
+        False,
+        steps * alpha / (2 * sigma**2),
+        "small datasets are sampled whole: tight on the witness",
     ),
     witness_spec=WITNESS,
     description="T steps: fixed-size batch (without replacement) sum + N(0, σ²), Poisson claim",
@@ -96,12 +100,16 @@ def _group_claim(q: float, sigma: float, steps: int, alpha: float, k: int) -> Re
 GroupSubsampledGaussian = CatalogueEntry(
     name="GroupSubsampledGaussian",
     family="subsampling",
-    build=lambda q, sigma, steps, alpha, k: poisson_subsampled_gaussian(q, sigma, steps, alpha, group=k),
+    build=lambda q, sigma, steps, alpha, k: poisson_subsampled_gaussian(
+        q, sigma, steps, alpha, group=k
+    ),
     claim_type=RenyiDP,
     defaults={**_DEFAULTS, "k": 2},
     claim_spec=_group_claim,
     domain_spec=DOMAIN,
-    truth_spec=Truth(True, note="generic group privacy (Mironov Prop. 2); Schuchardt et al.'s bound is tighter"),
+    truth_spec=Truth(
+        True, note="generic group privacy (Mironov Prop. 2); Schuchardt et al.'s bound is tighter"
+    ),
     witness_spec=WITNESS,
     description="Poisson-subsampled Gaussian; one record = a group of k records",
 )

@@ -39,6 +39,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
@@ -122,7 +123,11 @@ def _variant(name: str, epsilon: float, c: int) -> dict:
         "SVT5": dict(rho_scale=1 / half, nu_scale=None, cutoff=None),
         "SVT6": dict(rho_scale=1 / half, nu_scale=1 / half, cutoff=None),
         "NumericalSVT": dict(
-            rho_scale=3 / epsilon, nu_scale=6 * c / epsilon, cutoff=c, release="fresh", release_scale=3 * c / epsilon
+            rho_scale=3 / epsilon,
+            nu_scale=6 * c / epsilon,
+            cutoff=c,
+            release="fresh",
+            release_scale=3 * c / epsilon,
         ),
     }[name]
 
@@ -131,7 +136,9 @@ def build(name: str, epsilon: float, c: int, form: str, t: float):
     settings = _variant(name, epsilon, c)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        return sparse_vector(query_answers(dataset, form), num_samples, rng, threshold=t, **settings)
+        return sparse_vector(
+            query_answers(dataset, form), num_samples, rng, threshold=t, **settings
+        )
 
     return mechanism
 
@@ -140,7 +147,9 @@ def build_svt34(epsilon: float, c: int, form: str, t: float):
     svt3, svt4 = build("SVT3", epsilon, c, form, t), build("SVT4", epsilon, c, form, t)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
-        return np.concatenate([svt3(dataset, num_samples, rng), svt4(dataset, num_samples, rng)], axis=1)
+        return np.concatenate(
+            [svt3(dataset, num_samples, rng), svt4(dataset, num_samples, rng)], axis=1
+        )
 
     return mechanism
 
@@ -149,7 +158,9 @@ def svt_domain(epsilon: float, c: int, form: str, t: float) -> Domain:
     if form == "answers":
         return Domain(low=0.0, high=2.0, min_size=QUERIES, max_size=QUERIES, relation="linf")
     if form == "dataset":
-        return Domain(low=0, high=1, min_size=0, max_size=4, dim=QUERIES, dtype="int", relation="add_remove")
+        return Domain(
+            low=0, high=1, min_size=0, max_size=4, dim=QUERIES, dtype="int", relation="add_remove"
+        )
     raise InvalidArgument(f"form must be 'answers' or 'dataset', got {form!r}.")
 
 
@@ -190,24 +201,32 @@ SVT2 = _entry(
 )
 SVT3 = _entry(
     "SVT3",
-    lambda epsilon, c, form, t: Truth(False, math.inf, "releases q_i + ν_i with the comparison's noise"),
+    lambda epsilon, c, form, t: Truth(
+        False, math.inf, "releases q_i + ν_i with the comparison's noise"
+    ),
     "ρ ~ Lap(2/ε), ν ~ Lap(2c/ε), releases q_i + ν_i on ⊤, cutoff c",
     c=1,
 )
 SVT4 = _entry(
     "SVT4",
-    lambda epsilon, c, form, t: Truth(False, (1 + 6 * c) * epsilon / 4, "proven upper bound (1 + 6c)ε/4"),
+    lambda epsilon, c, form, t: Truth(
+        False, (1 + 6 * c) * epsilon / 4, "proven upper bound (1 + 6c)ε/4"
+    ),
     "ρ ~ Lap(4/ε), ν ~ Lap(4/(3ε)), cutoff c",
 )
 SVT5 = _entry(
     "SVT5",
-    lambda epsilon, c, form, t: Truth(False, math.inf, "no query noise: some outputs impossible on one side"),
+    lambda epsilon, c, form, t: Truth(
+        False, math.inf, "no query noise: some outputs impossible on one side"
+    ),
     "ρ ~ Lap(2/ε), no query noise, no cutoff",
     c=1,
 )
 SVT6 = _entry(
     "SVT6",
-    lambda epsilon, c, form, t: Truth(False, None, "no cutoff: loss grows with the number of ⊤ answers"),
+    lambda epsilon, c, form, t: Truth(
+        False, None, "no cutoff: loss grows with the number of ⊤ answers"
+    ),
     "ρ ~ Lap(2/ε), ν ~ Lap(2/ε), no cutoff",
 )
 NumericalSVT = _entry(

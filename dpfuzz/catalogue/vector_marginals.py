@@ -28,7 +28,9 @@ from .entry import CatalogueEntry, Truth
 from .point_masses import SUM_DOMAIN
 
 
-def truncated_laplace_noise(scale: float, cut: float, size: int, rng: np.random.Generator) -> np.ndarray:
+def truncated_laplace_noise(
+    scale: float, cut: float, size: int, rng: np.random.Generator
+) -> np.ndarray:
     """Lap(scale) conditioned on |noise| ≤ cut·scale, by inverting its CDF on the window."""
     tail = 0.5 * math.exp(-cut)  # mass of Lap(scale) below −cut·scale (and above +cut·scale)
     u = tail + rng.random(size) * (1.0 - 2.0 * tail)
@@ -67,7 +69,12 @@ TruncatedCoordinateLaplace = CatalogueEntry(
     claim_type=PureDP,
     defaults={"epsilon": 1.0, "dim": 3, "cut": 3.0},
     domain_spec=SUM_DOMAIN,
-    truth_spec=Truth(False, math.inf, "coordinate 0's noise window moves with the sum: outputs beyond one window the neighbour lacks"),
+    truth_spec=Truth(
+        False,
+        math.inf,
+        "coordinate 0's noise window moves with the sum: outputs beyond one window the neighbour"
+        " lacks",
+    ),
     witness_spec=DatasetPair(np.array([]), np.array([1.0])),
     description="dim coordinates of ΣX + Lap(dim/ε), coordinate 0's noise truncated to ±cut·dim/ε",
 )
@@ -80,7 +87,9 @@ ClampedLaplaceVector = CatalogueEntry(
     defaults={"epsilon": 1.0, "dim": 3, "top": 3.0},
     domain_spec=SUM_DOMAIN,
     truth_spec=lambda epsilon, dim, top: Truth(
-        True, epsilon, "post-processing of the Laplace vector; point masses at 0 and top on both sides (tight)"
+        True,
+        epsilon,
+        "post-processing of the Laplace vector; point masses at 0 and top on both sides (tight)",
     ),
     witness_spec=DatasetPair(np.array([]), np.array([1.0])),
     description="dim coordinates of clip(ΣX + Lap(dim/ε), 0, top)",

@@ -7,15 +7,15 @@ search, certification, the policy values and the stop reasons.
 | `policy` | `AuditPolicy`, `EstimationPolicy`: every tuning number, with its decision record |
 | `plan` | `Plan`: trials, sizes, looks and directions, decided before the search |
 | `run` | `Run`: the state a run's stages share (budget, seeds, history, notes, stops) |
-| `pipeline` | `search_and_certify`: the search, the certification and the report, for both front doors |
+| `pipeline` | `search_and_certify`: search, certification and report, for both front doors |
 | `probe` | the first outputs: shape, tester choice, reproducibility |
 | `search` | ranking pairs on held-out estimates; racing |
 | `certification` | the chosen pair's event on fresh outputs, look by look |
 | `schedule` | the arithmetic of racing rounds and of the looks' β |
 | `stops` | `StopReason`: why a stage ended before its plan |
-| `verdict` | `Verdict`: violated, not refuted (with power) or inconclusive, and when a claim was not tested |
+| `verdict` | `Verdict`: violated, not refuted (with power) or inconclusive; untested claims |
 | `sizes` | an estimate's split of its draws between fitting, searching and certifying |
-| `timing` | a timed estimate: the mechanism's pace, pilots, the plan for the time left, `Deadline` |
+| `timing` | a timed estimate: the mechanism's pace, pilots, the plan for the time left |
 
 Names are imported on first use, so importing the engine loads nothing heavy.
 """

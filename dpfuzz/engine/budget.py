@@ -10,13 +10,13 @@ run at the deadline (the thread is left to finish on its own; its outputs are ne
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
 import numpy as np
 
 from dpfuzz.mechanism import CallTimeout, Mechanism, call_within, draw_samples
-
 
 # Seconds of drawing between looks at the clock under a deadline, at most.
 PIECE_SECONDS = 0.5
@@ -41,9 +41,19 @@ class Budget:
     """
 
     def __init__(
-        self, mechanism: Mechanism, max_draws: float, max_seconds: float | None = None, hard: bool = True, call_timeout: float | None = None,
+        self,
+        mechanism: Mechanism,
+        max_draws: float,
+        max_seconds: float | None = None,
+        hard: bool = True,
+        call_timeout: float | None = None,
     ):
-        self.mechanism, self.max_draws, self.max_seconds, self.hard = mechanism, max_draws, max_seconds, hard
+        self.mechanism, self.max_draws, self.max_seconds, self.hard = (
+            mechanism,
+            max_draws,
+            max_seconds,
+            hard,
+        )
         self.call_timeout = call_timeout
         self.started = time.perf_counter()
         self.deadline = None if max_seconds is None else self.started + max_seconds
@@ -51,11 +61,15 @@ class Budget:
         self.drawing_seconds = 0.0
         self.output_shape: tuple | None = None
 
-    def draw(self, dataset: np.ndarray, count: int, rng: np.random.Generator, partial: bool = False) -> np.ndarray:
+    def draw(
+        self, dataset: np.ndarray, count: int, rng: np.random.Generator, partial: bool = False
+    ) -> np.ndarray:
         """`count` outputs of the mechanism on `dataset`, counted against the budget; with a
         deadline, drawn in pieces that end before it, or `OutOfTime` raised (with `partial`,
         the pieces finished by then are returned instead, possibly none)."""
-        if count <= 0 and self.output_shape is not None:  # nothing to draw (a round at the cap already)
+        if (
+            count <= 0 and self.output_shape is not None
+        ):  # nothing to draw (a round at the cap already)
             return np.empty((0, *self.output_shape))
         if self.deadline is None or not self.hard:
             return self._count(*self._piece(dataset, count, rng))
@@ -68,7 +82,10 @@ class Budget:
                 pace = 0 if self.rate == math.inf else self.rate * min(left, PIECE_SECONDS)
                 size = min(count - drawn, max(MIN_PIECE, int(pace)))
                 try:
-                    piece = call_within(lambda: self._piece(dataset, size, rng), self.deadline - time.perf_counter())
+                    piece = call_within(
+                        functools.partial(self._piece, dataset, size, rng),
+                        self.deadline - time.perf_counter(),
+                    )
                 except CallTimeout:
                     raise OutOfTime from None
                 pieces.append(self._count(*piece))
@@ -78,9 +95,13 @@ class Budget:
                 raise
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
-    def _piece(self, dataset: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    def _piece(
+        self, dataset: np.ndarray, count: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, float]:
         began = time.perf_counter()
-        samples = draw_samples(self.mechanism, dataset, count, rng, self.output_shape, self.call_timeout)
+        samples = draw_samples(
+            self.mechanism, dataset, count, rng, self.output_shape, self.call_timeout
+        )
         return samples, time.perf_counter() - began
 
     def _count(self, samples: np.ndarray, seconds: float) -> np.ndarray:

@@ -28,10 +28,13 @@ from dpfuzz.testers import Tester
 
 def check_dask_client(client) -> None:
     """Refuse what is not a Dask client (None, no client, passes)."""
-    if client is not None and not (callable(getattr(client, "submit", None)) and callable(getattr(client, "scatter", None))):
+    if client is not None and not (
+        callable(getattr(client, "submit", None)) and callable(getattr(client, "scatter", None))
+    ):
         raise InvalidArgument(
-            f"dask_client must be a dask.distributed.Client, got {client!r}: e.g. Client('tcp://scheduler:8786'), or "
-            "Client(LocalCluster(n_workers=2, threads_per_worker=1))."
+            f"dask_client must be a dask.distributed.Client, got {client!r}: e.g."
+            " Client('tcp://scheduler:8786'), or Client(LocalCluster(n_workers=2,"
+            " threads_per_worker=1))."
         )
 
 
@@ -68,10 +71,16 @@ def count_chunk(job: CountingJob, index: int, size: int, keep: int) -> ChunkCoun
     the first `keep` outputs of each side. Off the main thread (a Dask worker's task), the
     interpreter switches threads every `job.switch_interval` seconds meanwhile."""
     began = time.perf_counter()
-    with _switch_interval(job.switch_interval if threading.current_thread() is not threading.main_thread() else None):
+    with _switch_interval(
+        job.switch_interval if threading.current_thread() is not threading.main_thread() else None
+    ):
         outputs = [
-            draw_samples(job.mechanism, dataset, size, generator, job.output_shape, job.call_timeout)
-            for dataset, generator in zip((job.pair.d0, job.pair.d1), chunk_generators(job.entropy, index))
+            draw_samples(
+                job.mechanism, dataset, size, generator, job.output_shape, job.call_timeout
+            )
+            for dataset, generator in zip(
+                (job.pair.d0, job.pair.d1), chunk_generators(job.entropy, index)
+            )
         ]
     counts = [[job.tester.in_event(event, side) for side in outputs] for event in job.events]
     kept = tuple(side[:keep] for side in outputs) if keep > 0 else None
@@ -95,8 +104,15 @@ def chunk_sizes(count: int, chunk: int) -> list[int]:
     return [chunk] * (count // chunk) + ([count % chunk] if count % chunk else [])
 
 
-def count_on_cluster(client, job: CountingJob, first_index: int, sizes: list[int], keeps: list[int],
-                     deadline: float | None, at_least: int) -> tuple[list[ChunkCounts], float]:
+def count_on_cluster(
+    client,
+    job: CountingJob,
+    first_index: int,
+    sizes: list[int],
+    keeps: list[int],
+    deadline: float | None,
+    at_least: int,
+) -> tuple[list[ChunkCounts], float]:
     """Chunks `first_index`, … of `sizes` counted on the Dask `client`'s workers; with a
     `deadline` (a `time.perf_counter()` time), those finished by then, and at least the first
     `at_least` chunks. Returns them in index order, and the wall seconds they took; what a chunk
@@ -129,12 +145,17 @@ def count_on_cluster(client, job: CountingJob, first_index: int, sizes: list[int
     return sorted(done, key=lambda chunk: chunk.index), time.perf_counter() - began
 
 
-def chunks_for(count: int, chunk: int, already: int, keep: int, scalar: bool) -> tuple[list[int], list[int]]:
+def chunks_for(
+    count: int, chunk: int, already: int, keep: int, scalar: bool
+) -> tuple[list[int], list[int]]:
     """The chunk sizes of `count` more outputs per side after `already`, and how many of each
     chunk's outputs the profile keeps (up to `keep` in all, of scalar outputs only)."""
     sizes = chunk_sizes(count, chunk)
     offsets = np.cumsum([already, *sizes[:-1]]) if sizes else []
-    keeps = [max(0, min(size, keep - int(offset))) if scalar else 0 for size, offset in zip(sizes, offsets)]
+    keeps = [
+        max(0, min(size, keep - int(offset))) if scalar else 0
+        for size, offset in zip(sizes, offsets)
+    ]
     return sizes, keeps
 
 

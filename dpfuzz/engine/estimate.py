@@ -31,7 +31,8 @@ from dpfuzz.testers import make_tester
 
 @dataclass(frozen=True)
 class EstimateTask:
-    """What the estimates of one call share: mechanism, pairs (a finder name or a list), δ, β, policy, client."""
+    """What the estimates of one call share: mechanism, pairs (a finder name or a list), δ, β,
+    policy, client."""
 
     mechanism: Mechanism
     domain: Domain
@@ -43,13 +44,30 @@ class EstimateTask:
     client: object = None
 
     @classmethod
-    def make(cls, mechanism, target, domain, delta: float, beta: float, policy: EstimationPolicy, client=None) -> "EstimateTask":
+    def make(
+        cls,
+        mechanism,
+        target,
+        domain,
+        delta: float,
+        beta: float,
+        policy: EstimationPolicy,
+        client=None,
+    ) -> EstimateTask:
         if isinstance(target, Domain):
-            return cls(mechanism, target, "random", policy.search_trials, delta, beta, policy, client)
+            return cls(
+                mechanism, target, "random", policy.search_trials, delta, beta, policy, client
+            )
         pairs = [target] if isinstance(target, DatasetPair) else list(target)
         if not pairs or not all(isinstance(pair, DatasetPair) for pair in pairs):
-            fix = " Wrap two datasets as DatasetPair(d0, d1)." if isinstance(target, tuple) and len(target) == 2 else ""
-            raise InvalidArgument(f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.{fix}")
+            fix = (
+                " Wrap two datasets as DatasetPair(d0, d1)."
+                if isinstance(target, tuple) and len(target) == 2
+                else ""
+            )
+            raise InvalidArgument(
+                f"target must be a Domain, a DatasetPair or a list of them, got {target!r}.{fix}"
+            )
         domain = enclosing_domain(pairs) if domain is None else domain
         for pair in pairs:
             domain.validate_pair(pair)
@@ -57,9 +75,15 @@ class EstimateTask:
 
     @property
     def first_pair(self) -> DatasetPair:
-        return self.domain.relation.classic_pairs(self.domain)[0] if isinstance(self.finder, str) else self.finder[0]
+        return (
+            self.domain.relation.classic_pairs(self.domain)[0]
+            if isinstance(self.finder, str)
+            else self.finder[0]
+        )
 
-    def estimate(self, max_draws: int, seed: int | None, deadline: Deadline | None = None) -> EpsilonEstimate:
+    def estimate(
+        self, max_draws: int, seed: int | None, deadline: Deadline | None = None
+    ) -> EpsilonEstimate:
         """One estimate: on one pair, a run of ε = 0 at δ with the ε objective, fixed sampling and
         one final certification (with a `deadline`, stretched until it); on several, a search
         run chooses the pair first."""
@@ -67,19 +91,29 @@ class EstimateTask:
         smallest = sizes.smallest_budget(self.trials, self.policy)
         if max_draws < smallest:
             raise InvalidArgument(
-                f"max_draws={max_draws:,} leaves fewer than 1,000 outputs per dataset to fit each of the {self.trials} "
-                f"pairs' events on; give max_draws >= {smallest:,}."
+                f"max_draws={max_draws:,} leaves fewer than 1,000 outputs per dataset to fit each"
+                f" of the {self.trials} pairs' events on; give max_draws >= {smallest:,}."
             )
         seed = fresh_seed() if seed is None else seed
         if self.trials == 1:
             return self.certify(self.finder, max_draws, seed, deadline, fit_draws=max_draws)
-        search_seed, certify_seed = (int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2))
+        search_seed, certify_seed = (
+            int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2)
+        )
         search = self.search(max_draws, search_seed)
         if deadline is not None:
             deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
         pair = chosen_pair(search, self.delta, self.beta)
-        chosen = self.certify([pair], max_draws - search.draws, certify_seed, deadline, fit_draws=max_draws)
-        return replace(chosen, draws=search.draws + chosen.draws, seconds=time.perf_counter() - started, seed=seed, search=search)
+        chosen = self.certify(
+            [pair], max_draws - search.draws, certify_seed, deadline, fit_draws=max_draws
+        )
+        return replace(
+            chosen,
+            draws=search.draws + chosen.draws,
+            seconds=time.perf_counter() - started,
+            seed=seed,
+            search=search,
+        )
 
     def search(self, max_draws: int, seed: int) -> AuditReport:
         """The search run: every pair on `search_share` of the draws; from `final_size_search`
@@ -88,42 +122,74 @@ class EstimateTask:
 
         def plan(outputs: np.ndarray) -> tuple[int, int, int | None]:
             scalar = int(np.prod(outputs.shape[1:])) == 1
-            final = sizes.verification_samples(max_draws - search_draws, scalar, self.policy) if samples >= self.policy.final_size_search else None
+            final = (
+                sizes.verification_samples(max_draws - search_draws, scalar, self.policy)
+                if samples >= self.policy.final_size_search
+                else None
+            )
             return samples, self.policy.search_verify, final
 
         return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, plan)
 
-    def certify(self, pair: list, max_draws: int, seed: int, deadline: Deadline | None, fit_draws: int) -> EpsilonEstimate:
+    def certify(
+        self, pair: list, max_draws: int, seed: int, deadline: Deadline | None, fit_draws: int
+    ) -> EpsilonEstimate:
         """One run on one pair: `fit_samples` of the draws fit and choose its event, the rest
         certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
         ends it, the event chosen for at most `verify_per_fit` of them per fitting output, and
-        discrete outputs' event fitted as the whole time's estimate would be (docs/decisions/0008)."""
+        discrete outputs' event fitted as the whole time's estimate would be (docs/decisions/0008).
+        """
         policy, probe_draws = self.policy, self.policy.audit.probe_draws
 
         def plan(outputs: np.ndarray) -> tuple[int, int, int | None]:
             scalar = int(np.prod(outputs.shape[1:])) == 1
-            samples, verify = sizes.fit_samples(max_draws - probe_draws, scalar, policy), sizes.verification_samples(max_draws, scalar, policy)
+            samples, verify = (
+                sizes.fit_samples(max_draws - probe_draws, scalar, policy),
+                sizes.verification_samples(max_draws, scalar, policy),
+            )
             if deadline is None:
                 return samples, verify, None
-            per_side = (deadline.max_draws - probe_draws) // 2  # fitting and verification outputs the deadline allows
+            # fitting and verification outputs the deadline allows
+            per_side = (deadline.max_draws - probe_draws) // 2
+            # scikit-learn: only timed estimates get here
             from dpfuzz.testers.base import as_feature_matrix
-            from dpfuzz.testers.models import is_discrete  # scikit-learn: only timed estimates get here
+            from dpfuzz.testers.models import is_discrete
 
             if is_discrete(as_feature_matrix(outputs, "outputs")):
                 whole = int(fit_draws / policy.time_share)  # the draws the whole time left affords
-                samples = max(samples, min(sizes.fit_samples(whole - probe_draws, scalar, policy), per_side - verify))
+                samples = max(
+                    samples,
+                    min(sizes.fit_samples(whole - probe_draws, scalar, policy), per_side - verify),
+                )
             stretched = max(verify, per_side - samples)
-            return samples, stretched, min(max(verify, int(policy.verify_per_fit * samples)), stretched)
+            return (
+                samples,
+                stretched,
+                min(max(verify, int(policy.verify_per_fit * samples)), stretched),
+            )
 
         if deadline is None:
             budget = Budget(self.mechanism, max_draws)
         else:  # however many fit the event, the certification draws until the deadline
-            budget = Budget(self.mechanism, max(max_draws, deadline.max_draws), max(deadline.at - time.perf_counter(), 1e-3), hard=False)
-        report = self.run(pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), plan)
+            budget = Budget(
+                self.mechanism,
+                max(max_draws, deadline.max_draws),
+                max(deadline.at - time.perf_counter(), 1e-3),
+                hard=False,
+            )
+        report = self.run(
+            pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), plan
+        )
         return EpsilonEstimate(
-            epsilon_lower_bound=report.epsilon_lower_bound or 0.0, delta=self.delta, beta=self.beta, pair=report.candidate,
-            event=report.verification.event, draws=report.draws, seconds=report.seconds.get("total", 0.0),
-            seed=seed, report=report,
+            epsilon_lower_bound=report.epsilon_lower_bound or 0.0,
+            delta=self.delta,
+            beta=self.beta,
+            pair=report.candidate,
+            event=report.verification.event,
+            draws=report.draws,
+            seconds=report.seconds.get("total", 0.0),
+            seed=seed,
+            report=report,
         )
 
     def run(self, finder, seed: int, budget: Budget, first_samples: int, plan) -> AuditReport:
@@ -131,16 +197,39 @@ class EstimateTask:
         at the whole β; `plan` sizes it from the probe's outputs: (fitting outputs, verification
         outputs, the size events are chosen for)."""
         claim = ApproxDP(0.0, self.delta) if self.delta > 0 else PureDP(0.0)
-        run = Run(self.mechanism, claim, self.domain, budget, seed, self.policy.audit, client=self.client)
+        run = Run(
+            self.mechanism, claim, self.domain, budget, seed, self.policy.audit, client=self.client
+        )
         probed = probe(run, min(self.policy.audit.probe_samples, first_samples))
         samples, verify, selection = plan(probed.samples)
-        check_affordable([("max_draws", f"{budget.max_draws:,} (this stage's)", 16 * samples * probed.samples[0].size, f"{samples:,} fitting outputs per side")])
+        check_affordable(
+            [
+                (
+                    "max_draws",
+                    f"{budget.max_draws:,} (this stage's)",
+                    16 * samples * probed.samples[0].size,
+                    f"{samples:,} fitting outputs per side",
+                )
+            ]
+        )
         tester = make_tester(estimation_tester(self.mechanism), claim)
         settings = AuditSettings.build(
-            tester=tester, finder=finder, trials=self.trials if isinstance(finder, str) else len(finder), samples=samples, verify_samples=verify,
-            beta=self.beta, seed=seed, sampling="fixed", max_draws=budget.max_draws, max_seconds=budget.max_seconds, verify_directions="one")
+            tester=tester,
+            finder=finder,
+            trials=self.trials if isinstance(finder, str) else len(finder),
+            samples=samples,
+            verify_samples=verify,
+            beta=self.beta,
+            seed=seed,
+            sampling="fixed",
+            max_draws=budget.max_draws,
+            max_seconds=budget.max_seconds,
+            verify_directions="one",
+        )
         one_pair = not isinstance(finder, str) and settings.trials == 1
-        plan = Plan.from_settings(settings, tester, selection_samples=selection, orient_by_fit=one_pair)
+        plan = Plan.from_settings(
+            settings, tester, selection_samples=selection, orient_by_fit=one_pair
+        )
         return search_and_certify(run, tester, plan, settings, probed)
 
 
@@ -152,25 +241,44 @@ def chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     direction of its larger held-out bound. One count is moved against each test
     because an event that holds all but a few outputs can certify a large bound at β by luck,
     through its complement (docs/decisions/0012-chosen-pair.md)."""
-    from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper, pure_dp_epsilon_lower
+    from dpfuzz.testers.bounds import (
+        clopper_pearson_lower,
+        clopper_pearson_upper,
+        pure_dp_epsilon_lower,
+    )
     from dpfuzz.testers.hockey_stick import certified_epsilon
 
     def bound(k_p, n_p, k_q, n_q, level):
         if delta == 0:
             return pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, level)
-        p_lo, q_hi = float(clopper_pearson_lower(k_p, n_p, level / 2)), float(clopper_pearson_upper(k_q, n_q, level / 2))
+        p_lo, q_hi = (
+            float(clopper_pearson_lower(k_p, n_p, level / 2)),
+            float(clopper_pearson_upper(k_q, n_q, level / 2)),
+        )
         return certified_epsilon(p_lo, q_hi, delta) or 0.0
 
     tests = [
-        (record.pair if direction == 0 else record.pair.swapped(), result.details["count_p"], result.details["count_q"], *result.num_samples)
+        (
+            record.pair if direction == 0 else record.pair.swapped(),
+            result.details["count_p"],
+            result.details["count_q"],
+            *result.num_samples,
+        )
         for record in search.history
         for direction, result in enumerate((record.forward, record.backward))
     ]
     if any(bound(k_p, n_p, k_q, n_q, beta / len(tests)) > 0 for _, k_p, k_q, n_p, n_q in tests):
-        robust = [bound(max(k_p - 1, 0), n_p, min(k_q + 1, n_q), n_q, beta) for _, k_p, k_q, n_p, n_q in tests]
+        robust = [
+            bound(max(k_p - 1, 0), n_p, min(k_q + 1, n_q), n_q, beta)
+            for _, k_p, k_q, n_p, n_q in tests
+        ]
         return tests[int(np.argmax(robust))][0]
     first, tester = search.history[0], estimation_tester()
-    return first.pair.swapped() if tester.score(first.backward) > tester.score(first.forward) else first.pair
+    return (
+        first.pair.swapped()
+        if tester.score(first.backward) > tester.score(first.forward)
+        else first.pair
+    )
 
 
 def estimation_tester(mechanism=None):
@@ -178,4 +286,6 @@ def estimation_tester(mechanism=None):
     pure DP by the joint privacy-loss bound, patterns in the mechanism's words."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester
 
-    return HockeyStickTester(objective="epsilon", certificate="privacy_loss", describe_output=output_words(mechanism))
+    return HockeyStickTester(
+        objective="epsilon", certificate="privacy_loss", describe_output=output_words(mechanism)
+    )

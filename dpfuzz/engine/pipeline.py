@@ -30,7 +30,9 @@ from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.events import ScoreEvent
 
 
-def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe) -> AuditReport:
+def search_and_certify(
+    run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
+) -> AuditReport:
     """Search with `settings.finder`, certify the chosen pair, and report."""
     check_refutable(run, tester, plan)
     finder = make_finder(settings.finder)
@@ -43,14 +45,37 @@ def search_and_certify(run: Run, tester: Tester, plan: Plan, settings: AuditSett
         finder.stop()
     rng = np.random.default_rng(run.verify_seed)
     pair, train_p, train_q, event = verification_pair(run, finder, tester, plan, leader, rng)
-    verification = verify(run, tester, plan, pair, train_p, train_q, event, rng, np.random.default_rng(run.reverse_seed))
+    verification = verify(
+        run,
+        tester,
+        plan,
+        pair,
+        train_p,
+        train_q,
+        event,
+        rng,
+        np.random.default_rng(run.reverse_seed),
+    )
     finished = time.perf_counter()
-    seconds = {"probe": probed.seconds, "search": verifying_at - searched_at, "verify": finished - verifying_at,
-               "total": finished - run.budget.started}
+    seconds = {
+        "probe": probed.seconds,
+        "search": verifying_at - searched_at,
+        "verify": finished - verifying_at,
+        "total": finished - run.budget.started,
+    }
     return report(run, tester, plan, settings, finder, probed, verification, seconds)
 
 
-def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder, probed: Probe, verification, seconds: dict) -> AuditReport:
+def report(
+    run: Run,
+    tester: Tester,
+    plan: Plan,
+    settings: AuditSettings,
+    finder,
+    probed: Probe,
+    verification,
+    seconds: dict,
+) -> AuditReport:
     """The `AuditReport` of a finished run."""
     result, candidate = verification.result, verification.pair
     return AuditReport(
@@ -75,7 +100,11 @@ def report(run: Run, tester: Tester, plan: Plan, settings: AuditSettings, finder
         draw_rate=run.budget.rate,
         looks=tuple(verification.looks),
         power=None if result.violated else tester.detectable(result),
-        inconclusive=None if result.violated else inconclusive_reason(tester, result, run.policy.delta_power_factor),
+        inconclusive=(
+            None
+            if result.violated
+            else inconclusive_reason(tester, result, run.policy.delta_power_factor)
+        ),
         reproducible=probed.reproducible and run.budget.deadline is None,
         notes=tuple(run.notes),
         stops=tuple(run.stops),
@@ -92,14 +121,44 @@ def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditRepo
     `reason` names the call; the pair is the relation's first classic pair, and no bound."""
     pair = run.domain.relation.classic_pairs(run.domain)[0]
     named = settings.to_dict()
-    nothing = TestResult(str(named["tester"]), run.claim, "none", math.nan, math.nan, None, math.nan, 0.0, "none (no outputs to test)", (0, 0))
+    nothing = TestResult(
+        str(named["tester"]),
+        run.claim,
+        "none",
+        math.nan,
+        math.nan,
+        None,
+        math.nan,
+        0.0,
+        "none (no outputs to test)",
+        (0, 0),
+    )
     return AuditReport(
-        violated=False, claim=run.claim, beta=settings.beta, epsilon_lower_bound=None, witness=None, candidate=pair,
-        verification=nothing, history=tuple(run.history), mechanism=mechanism_name(run.mechanism), domain=run.domain,
-        tester=str(named["tester"]), finder=str(named["finder"]), seed=run.seed, trials=len({record.trial for record in run.history}),
-        samples=settings.samples, verify_samples=settings.verification_samples, settings={**named, "seed": run.seed},
-        draws=run.budget.used, draw_rate=run.budget.rate, inconclusive=reason, reproducible=False, notes=tuple(run.notes),
-        stops=tuple(run.stops), seconds={"total": time.perf_counter() - run.budget.started}, versions=environment_versions(),
+        violated=False,
+        claim=run.claim,
+        beta=settings.beta,
+        epsilon_lower_bound=None,
+        witness=None,
+        candidate=pair,
+        verification=nothing,
+        history=tuple(run.history),
+        mechanism=mechanism_name(run.mechanism),
+        domain=run.domain,
+        tester=str(named["tester"]),
+        finder=str(named["finder"]),
+        seed=run.seed,
+        trials=len({record.trial for record in run.history}),
+        samples=settings.samples,
+        verify_samples=settings.verification_samples,
+        settings={**named, "seed": run.seed},
+        draws=run.budget.used,
+        draw_rate=run.budget.rate,
+        inconclusive=reason,
+        reproducible=False,
+        notes=tuple(run.notes),
+        stops=tuple(run.stops),
+        seconds={"total": time.perf_counter() - run.budget.started},
+        versions=environment_versions(),
     )
 
 
@@ -107,7 +166,11 @@ def distributions(run: Run, tester: Tester, verification) -> dict | None:
     """Histograms of the verified pair's 1-D verification outputs, and where the certified event
     holds (`dpfuzz.output_histograms`; events certified from counts), for the report's picture."""
     samples = verification.samples
-    if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < run.policy.profile_min_samples:
+    if (
+        not samples
+        or samples[0].size != len(samples[0])
+        or len(samples[0]) < run.policy.profile_min_samples
+    ):
         return None
     from dpfuzz.output_histograms import output_histograms
 
@@ -117,7 +180,8 @@ def distributions(run: Run, tester: Tester, verification) -> dict | None:
     def in_event(values: np.ndarray) -> np.ndarray:
         return np.array([tester.in_event(event, value.reshape(1, *shape)) > 0 for value in values])
 
-    counted = tester.counts_events and isinstance(event, ScoreEvent)  # as `FreshOutputs` counts them
+    # as `FreshOutputs` counts them
+    counted = tester.counts_events and isinstance(event, ScoreEvent)
     return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if counted else None)
 
 
@@ -126,7 +190,11 @@ def profile(run: Run, samples: tuple, beta: float) -> dict | None:
     verification outputs (at most `profile_max_samples` per side), for 1-D outputs: a
     description at its own confidence 1 − β, not part of the verdict."""
     cap = run.policy.profile_max_samples
-    if not samples or samples[0].size != len(samples[0]) or len(samples[0]) < run.policy.profile_min_samples:
+    if (
+        not samples
+        or samples[0].size != len(samples[0])
+        or len(samples[0]) < run.policy.profile_min_samples
+    ):
         return None
     from dpfuzz.profiles import privacy_profile
 

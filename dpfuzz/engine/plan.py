@@ -44,11 +44,16 @@ class Plan:
     fill_racing: bool = False
 
     @classmethod
-    def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> "Plan":
+    def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> Plan:
         """The plan `settings` describe for `tester` (a symmetric tester verifies one direction);
         `choices` set the fields settings do not hold."""
         both = settings.verify_directions == "both" and tester.directional
         return cls(
-            trials=settings.trials, samples=settings.samples, verify_samples=settings.verification_samples,
-            beta=settings.beta, adaptive=settings.sampling == "adaptive", directions=2 if both else 1, **choices,
+            trials=settings.trials,
+            samples=settings.samples,
+            verify_samples=settings.verification_samples,
+            beta=settings.beta,
+            adaptive=settings.sampling == "adaptive",
+            directions=2 if both else 1,
+            **choices,
         )

@@ -73,17 +73,45 @@ class AuditPolicy:
     (0022)."""
 
     def __post_init__(self) -> None:
-        for name in ("probe_samples", "probe_min_samples", "reproducibility_samples", "min_start", "min_look", "verify_chunk_values",
-                     "deadline_floor", "profile_min_samples", "profile_max_samples"):
+        for name in (
+            "probe_samples",
+            "probe_min_samples",
+            "reproducibility_samples",
+            "min_start",
+            "min_look",
+            "verify_chunk_values",
+            "deadline_floor",
+            "profile_min_samples",
+            "profile_max_samples",
+        ):
             check_int(name, getattr(self, name), minimum=1)
         check_int("start_divisor", self.start_divisor, minimum=1)
         if not isinstance(self.racing_fill, bool):
             raise InvalidArgument(f"racing_fill must be True or False, got {self.racing_fill!r}.")
-        check_number("deadline_pace_share", self.deadline_pace_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        check_number(
+            "deadline_pace_share",
+            self.deadline_pace_share,
+            minimum=0.0,
+            maximum=1.0,
+            exclusive_minimum=True,
+        )
         check_number("slow_max_seconds", self.slow_max_seconds, minimum=0.0, exclusive_minimum=True)
-        check_number("delta_power_factor", self.delta_power_factor, minimum=1.0, exclusive_minimum=True)
-        check_number("worker_switch_interval", self.worker_switch_interval, minimum=0.0, exclusive_minimum=True)
-        check_number("probe_time_share", self.probe_time_share, minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        check_number(
+            "delta_power_factor", self.delta_power_factor, minimum=1.0, exclusive_minimum=True
+        )
+        check_number(
+            "worker_switch_interval",
+            self.worker_switch_interval,
+            minimum=0.0,
+            exclusive_minimum=True,
+        )
+        check_number(
+            "probe_time_share",
+            self.probe_time_share,
+            minimum=0.0,
+            maximum=1.0,
+            exclusive_minimum=True,
+        )
 
     @property
     def probe_draws(self) -> int:
@@ -159,12 +187,32 @@ class EstimationPolicy:
     """The policy of the audits the estimate runs (its probe, looks and chunks)."""
 
     def __post_init__(self) -> None:
-        for name in ("default_max_draws", "max_fit_samples", "largest_fit_samples", "scalar_fit_samples", "search_trials",
-                     "search_verify", "final_size_search", "pilot_factor", "pilot_growth"):
+        for name in (
+            "default_max_draws",
+            "max_fit_samples",
+            "largest_fit_samples",
+            "scalar_fit_samples",
+            "search_trials",
+            "search_verify",
+            "final_size_search",
+            "pilot_factor",
+            "pilot_growth",
+        ):
             check_int(name, getattr(self, name), minimum=1)
-        for name in ("verify_share", "large_fit_share", "scalar_fit_share", "search_share", "pilot_share",
-                     "unmeasured_pilot_share", "time_share", "deadline_share", "drawn_share"):
-            check_number(name, getattr(self, name), minimum=0.0, maximum=1.0, exclusive_minimum=True)
+        for name in (
+            "verify_share",
+            "large_fit_share",
+            "scalar_fit_share",
+            "search_share",
+            "pilot_share",
+            "unmeasured_pilot_share",
+            "time_share",
+            "deadline_share",
+            "drawn_share",
+        ):
+            check_number(
+                name, getattr(self, name), minimum=0.0, maximum=1.0, exclusive_minimum=True
+            )
         for name in ("report_seconds", "affine_power"):
             check_number(name, getattr(self, name), minimum=0.0)
         for name in ("affine_gain", "verify_stretch", "verify_per_fit"):
@@ -174,7 +222,8 @@ class EstimationPolicy:
 
 
 def policy_fields(policy: type) -> dict[str, str]:
-    """Each field of a policy class with its description (`tests/test_architecture.py` checks each has one)."""
+    """Each field of a policy class with its description (`tests/test_architecture.py` checks each
+    has one)."""
     import ast
     import inspect
     import textwrap

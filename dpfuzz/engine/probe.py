@@ -36,30 +36,41 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
         first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
     except OutOfTime:
         raise MechanismTooSlow(
-            f"mechanism {mechanism_name(run.mechanism)!r} on dataset {format_dataset(dataset)} with num_samples={count}: "
-            f"the call was still running when max_seconds={run.budget.max_seconds:g} ended. Give a larger max_seconds, "
-            "or a call_timeout to stop at one call that takes too long."
+            f"mechanism {mechanism_name(run.mechanism)!r} on dataset {format_dataset(dataset)} with"
+            f" num_samples={count}: the call was still running when"
+            f" max_seconds={run.budget.max_seconds:g} ended. Give a larger max_seconds, or a"
+            " call_timeout to stop at one call that takes too long."
         ) from None
     reproducible = bool(np.array_equal(first, again))
     if not reproducible:
         run.note(
-            "the mechanism's randomness does not come (only) from the rng dpfuzz passes: two calls with "
-            "equal-seeded generators disagreed. The audit is statistically valid, but not bit-reproducible."
+            "the mechanism's randomness does not come (only) from the rng dpfuzz passes: two calls"
+            " with equal-seeded generators disagreed. The audit is statistically valid, but not"
+            " bit-reproducible."
         )
     budget = run.budget
-    binds = time_limit is not None and (budget.deadline is not None or budget.max_draws / budget.rate > time_limit)
+    binds = time_limit is not None and (
+        budget.deadline is not None or budget.max_draws / budget.rate > time_limit
+    )
     if binds:  # a slow mechanism's probe takes a share of the time, not its size
-        size = min(size, max(run.policy.probe_min_samples, int(budget.rate * run.policy.probe_time_share * time_limit)))
+        size = min(
+            size,
+            max(
+                run.policy.probe_min_samples,
+                int(budget.rate * run.policy.probe_time_share * time_limit),
+            ),
+        )
     try:
         samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
     except OutOfTime:
         raise MechanismTooSlow(
-            f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were drawn (the mechanism "
-            f"drew {budget.used:,} outputs in {budget.drawing_seconds:.1f} s): give a larger max_seconds."
+            f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were"
+            f" drawn (the mechanism drew {budget.used:,} outputs in {budget.drawing_seconds:.1f}"
+            " s): give a larger max_seconds."
         ) from None
     if run.budget.max_seconds is not None:
         run.note(
-            f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a rerun with "
-            "the same seed may draw differently; max_draws limits it reproducibly."
+            f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a"
+            " rerun with the same seed may draw differently; max_draws limits it reproducibly."
         )
     return Probe(samples, reproducible, time.perf_counter() - began)

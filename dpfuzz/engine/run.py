@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,11 +27,24 @@ class Run:
     notes, stops, progress)."""
 
     def __init__(
-        self, mechanism: Mechanism, claim: Claim, domain: Domain, budget: Budget, seed: int | None = None,
-        policy: AuditPolicy | None = None, progress: Callable[[str], None] | None = None, client=None,
+        self,
+        mechanism: Mechanism,
+        claim: Claim,
+        domain: Domain,
+        budget: Budget,
+        seed: int | None = None,
+        policy: AuditPolicy | None = None,
+        progress: Callable[[str], None] | None = None,
+        client=None,
     ):
         check_dask_client(client)
-        self.mechanism, self.claim, self.domain, self.budget, self.client = mechanism, claim, domain, budget, client
+        self.mechanism, self.claim, self.domain, self.budget, self.client = (
+            mechanism,
+            claim,
+            domain,
+            budget,
+            client,
+        )
         self.seed = fresh_seed() if seed is None else seed
         self.policy = policy or AuditPolicy()
         self.progress = progress or (lambda text: None)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+
 @dataclass(frozen=True)
 class Look:
     """One verification look: cumulative samples per side and its share of β."""
@@ -63,11 +64,16 @@ def racing_cost(trials: int, start: int, cap: int) -> int:
     return 2 * total
 
 
-def plan_search(trials: int, cap: int, search_draws: int, min_start: int = 200, start_divisor: int = 8) -> tuple[int, int]:
+def plan_search(
+    trials: int, cap: int, search_draws: int, min_start: int = 200, start_divisor: int = 8
+) -> tuple[int, int]:
     """(first-round samples per side, per-side cap) of a racing schedule that fits in
     `search_draws`: the first round at cap / `start_divisor` (at least `min_start`), the cap
     halved until the schedule fits."""
-    while cap > min_start and racing_cost(trials, max(min_start, cap // start_divisor), cap) > search_draws:
+    while (
+        cap > min_start
+        and racing_cost(trials, max(min_start, cap // start_divisor), cap) > search_draws
+    ):
         cap //= 2
     cap = max(cap, min_start)
     return min(cap, max(min_start, cap // start_divisor)), cap

@@ -42,7 +42,11 @@ class Candidate:
     forward: TestResult | None = None
     backward: TestResult | None = None
     score: float = -math.inf
-    scores: tuple = (-math.inf, -math.inf)  # the tester's scores of the last forward and backward tests
+    # the tester's scores of the last forward and backward tests
+    scores: tuple = (
+        -math.inf,
+        -math.inf,
+    )
     events: tuple = (None, None)  # the fitted events of the last forward and backward tests
     evidence: float = 0.0  # Σ samples × score over its rounds
     weight: float = 0.0  # Σ samples over its rounds
@@ -68,49 +72,76 @@ class Candidate:
         A pair oriented by one fit on all its samples comes with that event."""
         if self.fitted is not None:
             event, backward = self.fitted
-            return (self.pair.swapped(), self.samples1, self.samples0, event) if backward else (self.pair, self.samples0, self.samples1, event)
+            return (
+                (self.pair.swapped(), self.samples1, self.samples0, event)
+                if backward
+                else (self.pair, self.samples0, self.samples1, event)
+            )
         forward = self.scores[0] >= self.scores[1]
-        result, event = (self.forward, self.events[0]) if forward else (self.backward, self.events[1])
+        result, event = (
+            (self.forward, self.events[0]) if forward else (self.backward, self.events[1])
+        )
         event = event if result.violated else None
         if forward:
             return self.pair, self.samples0, self.samples1, event
         return self.pair.swapped(), self.samples1, self.samples0, event
 
 
+def _search_sizes(run: Run, finder: BaseFinder, plan: Plan) -> tuple[int, int, int, float]:
+    """The search's first and largest outputs per side, its number of pairs, and the draw count
+    at which it ends: under a deadline an adaptive search draws at most half of what the clock
+    leaves, so that verification has the other half; under max_draws it leaves verification a
+    first round's draws."""
+    budget, pairs = run.budget, plan.trials
+    if plan.adaptive:
+        half = int(budget.remaining() / 2)
+        policy = run.policy
+        start, cap = plan_search(
+            plan.trials, plan.samples, half, policy.min_start, policy.start_divisor
+        )
+        if plan.fill_racing and finder.open_ended:
+            spare = budget.remaining() - 2 * plan.verify_samples  # verification keeps its draws
+            fill = min(2 * plan.trials * plan.samples, spare)
+            pairs = racing_pairs(plan.trials, start, cap, fill)
+    else:
+        start = cap = plan.samples
+    timed = plan.adaptive and budget.deadline is not None
+    search_end = budget.used + budget.remaining() / 2 if timed else math.inf
+    return start, cap, pairs, min(search_end, budget.max_draws - 2 * run.policy.min_start)
+
+
 def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidate:
     """The leading candidate: the first pair whose own held-out test refutes the claim (adaptive
     plans), or the best ranked once the trials (and, adaptive, the racing) are done."""
     budget = run.budget
-    pairs = plan.trials
-    if plan.adaptive:
-        start, cap = plan_search(plan.trials, plan.samples, int(budget.remaining() / 2), run.policy.min_start, run.policy.start_divisor)
-        if plan.fill_racing and finder.open_ended:
-            spare = budget.remaining() - 2 * plan.verify_samples  # verification keeps its draws
-            pairs = racing_pairs(plan.trials, start, cap, min(2 * plan.trials * plan.samples, spare))
-    else:
-        start = cap = plan.samples
-    # under a deadline an adaptive search draws at most half of what the clock leaves, so that
-    # verification has the other half; under max_draws it leaves verification a first round's draws
-    search_end = budget.used + budget.remaining() / 2 if plan.adaptive and budget.deadline is not None else math.inf
-    search_end = min(search_end, budget.max_draws - 2 * run.policy.min_start)
+    start, cap, pairs, search_end = _search_sizes(run, finder, plan)
     candidates: list[Candidate] = []
     for trial, seed in enumerate(run.trial_seed.spawn(pairs)):
         if candidates and not _within(budget, 2 * start, search_end):
-            run.stop(StopReason.SEARCH_BUDGET, f"the budget ended the search after {trial} of {pairs} trials.")
+            run.stop(
+                StopReason.SEARCH_BUDGET,
+                f"the budget ended the search after {trial} of {pairs} trials.",
+            )
             break
         pair = finder.ask()
         run.domain.validate_pair(pair)
         rng = np.random.default_rng(seed)
         try:
-            candidate = Candidate(trial, pair, rng, budget.draw(pair.d0, start, rng), budget.draw(pair.d1, start, rng))
+            candidate = Candidate(
+                trial, pair, rng, budget.draw(pair.d0, start, rng), budget.draw(pair.d1, start, rng)
+            )
         except OutOfTime:
             if not candidates:  # time for one pair and the smallest verification look
                 needed = budget.max_seconds + 2 * (start + run.policy.min_look) / budget.rate
                 raise InvalidArgument(
-                    f"max_seconds={budget.max_seconds:g} ended the search before the first pair had {start:,} outputs per "
-                    f"side (the mechanism draws about {budget.rate:,.0f} per second): give max_seconds >= {needed:.0f}."
+                    f"max_seconds={budget.max_seconds:g} ended the search before the first pair had"
+                    f" {start:,} outputs per side (the mechanism draws about {budget.rate:,.0f} per"
+                    f" second): give max_seconds >= {needed:.0f}."
                 ) from None
-            run.stop(StopReason.SEARCH_BUDGET, f"max_seconds ended the search after {trial} of {pairs} trials.")
+            run.stop(
+                StopReason.SEARCH_BUDGET,
+                f"max_seconds ended the search after {trial} of {pairs} trials.",
+            )
             break
         if plan.orient_by_fit:
             fit_oriented(run, tester, plan, candidate)
@@ -126,27 +157,52 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
     return race(run, tester, plan, candidates, start, cap, search_end)
 
 
-def race(run: Run, tester: Tester, plan: Plan, candidates: list[Candidate], start: int, cap: int, search_end: float = math.inf) -> Candidate:
+def race(
+    run: Run,
+    tester: Tester,
+    plan: Plan,
+    candidates: list[Candidate],
+    start: int,
+    cap: int,
+    search_end: float = math.inf,
+) -> Candidate:
     """Successive halving: the better half by rank gets twice the samples, round by round, until
     one candidate is left at `cap`; a candidate whose held-out test refutes wins at once."""
     alive, size = candidates, start
-    for round_number, (keep, target) in enumerate(racing_rounds(len(candidates), start, cap), start=1):
+    for round_number, (keep, target) in enumerate(
+        racing_rounds(len(candidates), start, cap), start=1
+    ):
         alive = sorted(alive, key=lambda c: c.rank, reverse=True)[:keep]
         if target == size:  # already at the cap: the halving alone decides
             continue
         if not _within(run.budget, keep * 2 * (target - size), search_end):
-            run.stop(StopReason.RACING_BUDGET, f"the budget ended the search's racing at {size:,} outputs per side.")
+            run.stop(
+                StopReason.RACING_BUDGET,
+                f"the budget ended the search's racing at {size:,} outputs per side.",
+            )
             break
         for candidate in alive:
             more = target - size
             try:
-                more0, more1 = run.budget.draw(candidate.pair.d0, more, candidate.rng), run.budget.draw(candidate.pair.d1, more, candidate.rng)
+                more0, more1 = (
+                    run.budget.draw(candidate.pair.d0, more, candidate.rng),
+                    run.budget.draw(candidate.pair.d1, more, candidate.rng),
+                )
             except OutOfTime:
-                run.stop(StopReason.RACING_BUDGET, f"max_seconds ended the search's racing at {size:,} outputs per side.")
+                run.stop(
+                    StopReason.RACING_BUDGET,
+                    f"max_seconds ended the search's racing at {size:,} outputs per side.",
+                )
                 return max(alive, key=lambda c: c.rank)
-            candidate.samples0, candidate.samples1 = np.concatenate([candidate.samples0, more0]), np.concatenate([candidate.samples1, more1])
+            candidate.samples0, candidate.samples1 = (
+                np.concatenate([candidate.samples0, more0]),
+                np.concatenate([candidate.samples1, more1]),
+            )
             score(run, tester, plan, candidate, round_number)
-            run.progress(f"search: racing round {round_number}, {target:,} outputs per side, {run.budget.used:,} drawn")
+            run.progress(
+                f"search: racing round {round_number}, {target:,} outputs per side,"
+                f" {run.budget.used:,} drawn"
+            )
             if candidate.looks_violating:
                 return candidate
         size = target
@@ -164,14 +220,26 @@ def fit_oriented(run: Run, tester: Tester, plan: Plan, candidate: Candidate) -> 
     fit rather than held-out scores: docs/decisions/0011-orient-by-fit.md)."""
     size = min(plan.verify_samples, plan.selection_samples or math.inf)
     with single_threaded():
-        candidate.fitted = tester.fit_oriented(candidate.samples0, candidate.samples1, run.claim, plan.beta, candidate.rng, eval_size=size)
-    run.progress(f"fit: one pair oriented on {len(candidate.samples0):,} outputs per side, {run.budget.used:,} drawn")
+        candidate.fitted = tester.fit_oriented(
+            candidate.samples0,
+            candidate.samples1,
+            run.claim,
+            plan.beta,
+            candidate.rng,
+            eval_size=size,
+        )
+    run.progress(
+        f"fit: one pair oriented on {len(candidate.samples0):,} outputs per side,"
+        f" {run.budget.used:,} drawn"
+    )
 
 
 def score(run: Run, tester: Tester, plan: Plan, candidate: Candidate, round_number: int) -> None:
     """Score `candidate` on its samples so far (`held_out`) and record the trial."""
     began = time.perf_counter()
-    (candidate.forward, forward_event), (candidate.backward, backward_event) = held_out(run, tester, plan, candidate)
+    (candidate.forward, forward_event), (candidate.backward, backward_event) = held_out(
+        run, tester, plan, candidate
+    )
     candidate.events = (forward_event, backward_event)
     candidate.scores = (tester.score(candidate.forward), tester.score(candidate.backward))
     candidate.score = max(candidate.scores)
@@ -179,8 +247,14 @@ def score(run: Run, tester: Tester, plan: Plan, candidate: Candidate, round_numb
     candidate.weight += len(candidate.samples0)
     run.history.append(
         TrialRecord(
-            candidate.trial, round_number, candidate.pair, len(candidate.samples0), candidate.score,
-            candidate.forward, candidate.backward, time.perf_counter() - began,
+            candidate.trial,
+            round_number,
+            candidate.pair,
+            len(candidate.samples0),
+            candidate.score,
+            candidate.forward,
+            candidate.backward,
+            time.perf_counter() - began,
         )
     )
 
@@ -193,7 +267,9 @@ def held_out(run: Run, tester: Tester, plan: Plan, candidate: Candidate):
     train1, test1 = split_halves(candidate.samples1)
     with single_threaded():
         size = plan.selection_samples or len(test0)
-        events = tester.fit_both(train0, train1, run.claim, plan.beta, candidate.rng, eval_size=size)
+        events = tester.fit_both(
+            train0, train1, run.claim, plan.beta, candidate.rng, eval_size=size
+        )
         return [
             (tester.evaluate(event, test_p, test_q, run.claim, plan.beta), event)
             for event, (test_p, test_q) in zip(events, ((test0, test1), (test1, test0)))

@@ -30,9 +30,13 @@ class StopReason(Enum):
 _DESCRIPTIONS = {
     StopReason.SEARCH_BUDGET: "the draw or time budget ended the search before all its trials",
     StopReason.RACING_BUDGET: "the draw or time budget ended the search's racing rounds",
-    StopReason.VERIFICATION_BUDGET: "the draw or time budget ended verification before its last look",
+    StopReason.VERIFICATION_BUDGET: (
+        "the draw or time budget ended verification before its last look"
+    ),
     StopReason.VERIFICATION_CLOCK: "max_seconds ended verification's drawing",
-    StopReason.PILOT_RETURNED: "a timed estimate had no time for an estimate larger than its last pilot, and returned it",
+    StopReason.PILOT_RETURNED: (
+        "a timed estimate had no time for an estimate larger than its last pilot, and returned it"
+    ),
     StopReason.SETUP_OVERRAN: "the call's one-time setup took it over max_seconds",
 }
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import importlib
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -35,7 +36,7 @@ class Estimator(Protocol):
     policy: EstimationPolicy
     first_pair: DatasetPair
 
-    def estimate(self, max_draws: int, seed: int | None, deadline: "Deadline | None" = None): ...
+    def estimate(self, max_draws: int, seed: int | None, deadline: Deadline | None = None): ...
 
 
 def seconds_per_draw(mechanism: Mechanism, pair: DatasetPair, seed: int) -> float:
@@ -58,7 +59,9 @@ def seconds_per_draw(mechanism: Mechanism, pair: DatasetPair, seed: int) -> floa
     return max(paces)
 
 
-def planned_draws(pilots: Sequence[Timed], seconds: float, policy: EstimationPolicy | None = None) -> int:
+def planned_draws(
+    pilots: Sequence[Timed], seconds: float, policy: EstimationPolicy | None = None
+) -> int:
     """The draws an estimate can make in `seconds`, extrapolated from the last two pilots, whose
     times grow as draws^k (`pace_power`). k ≥ 1: a power law with k at most 1.5 (large samples
     cost more per draw: sorting, memory traffic). `affine_power` ≤ k < 1: fixed costs (model
@@ -73,7 +76,9 @@ def planned_draws(pilots: Sequence[Timed], seconds: float, policy: EstimationPol
     if power >= policy.affine_power:
         before = pilots[-2]
         per_draw = (last.seconds - before.seconds) / (last.draws - before.draws)
-        return min(int(last.draws + (seconds - last.seconds) / per_draw), policy.affine_gain * proportional)
+        return min(
+            int(last.draws + (seconds - last.seconds) / per_draw), policy.affine_gain * proportional
+        )
     return proportional
 
 
@@ -100,54 +105,89 @@ def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, s
     drawn until the deadline (docs/decisions/0006, 0007)."""
     policy, started = task.policy, time.perf_counter()
     at = started + min(policy.deadline_share * max_seconds, max_seconds - policy.report_seconds)
-    importlib.import_module("dpfuzz.testers.hockey_stick")  # its imports before the pilots, which then time the pipeline alone
+    # its imports before the pilots, which then time the pipeline alone
+    importlib.import_module("dpfuzz.testers.hockey_stick")
     main_seed = fresh_seed() if seed is None else seed
     pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
     per_draw = seconds_per_draw(task.mechanism, task.first_pair, pilot_seed)
     smallest, spent = smallest_budget(task.trials, policy), time.perf_counter() - started
-    if smallest * per_draw > at - started:  # drawing alone would overrun (setup costs only delay it)
-        what = "one pair" if task.trials == 1 else f"a search of {task.trials} pairs (of one pair: {smallest_budget(1, policy):,})"
-        needed = math.ceil((spent + 2 * smallest * per_draw) / policy.deadline_share + policy.report_seconds)
-        raise InvalidArgument(
-            f"max_seconds={max_seconds:g} is too short: the mechanism draws about {1 / per_draw:,.0f} outputs/s, and "
-            f"the smallest estimate of {what} draws {smallest:,} outputs, {smallest * per_draw:.1f} s at that pace "
-            f"before any fitting, after {spent:.1f} s of setup (a first estimate's imports, measuring the pace); "
-            f"give max_seconds >= {needed}."
-        )
+    if smallest * per_draw > at - started:  # drawing alone would overrun (setup only delays it)
+        raise _too_short(task.trials, max_seconds, per_draw, spent, policy)
 
     def timed(estimate):
         return _timed(estimate, started, max_seconds, spent)
 
     ceiling = max_draws or math.inf
-    if ceiling < policy.pilot_factor * smallest and ceiling * per_draw <= policy.time_share * (at - time.perf_counter()):
+    if ceiling < policy.pilot_factor * smallest and ceiling * per_draw <= policy.time_share * (
+        at - time.perf_counter()
+    ):
         return timed(task.estimate(max_draws, main_seed))  # max_draws binds before the clock
-    pilots = _pilots(task, policy.pilot_factor * smallest, ceiling, per_draw, max_seconds - (time.perf_counter() - started), pilot_seed)
+    pilots = _pilots(
+        task,
+        policy.pilot_factor * smallest,
+        ceiling,
+        per_draw,
+        max_seconds - (time.perf_counter() - started),
+        pilot_seed,
+    )
     left = at - time.perf_counter()
     if pilots:
-        draws, affords = planned_draws(pilots, policy.time_share * left, policy), planned_draws(pilots, left, policy)
+        draws = planned_draws(pilots, policy.time_share * left, policy)
+        affords = planned_draws(pilots, left, policy)
     else:  # too slow for pilots: the time goes to drawing, at the mechanism's own pace
-        draws, affords = max(int(policy.drawn_share * left / per_draw), smallest), int(left / per_draw)
+        draws = max(int(policy.drawn_share * left / per_draw), smallest)
+        affords = int(left / per_draw)
     draws, stretch = min(draws, ceiling), min(policy.verify_stretch * affords, ceiling)
     if pilots and min(2 * affords, ceiling) < 2 * pilots[-1].draws:
         text = (
-            f"the last pilot's estimate (seed {pilots[-1].seed}, derived from seed {main_seed}): max_seconds="
-            f"{max_seconds:g} left no time for one twice its size; more seconds give a larger estimate."
+            f"the last pilot's estimate (seed {pilots[-1].seed}, derived from seed {main_seed}):"
+            f" max_seconds={max_seconds:g} left no time for one twice its size; more seconds give a"
+            " larger estimate."
         )
         return timed(with_stop(pilots[-1], Stop(StopReason.PILOT_RETURNED, text)))
-    draws = max(draws, pilots[-1].draws if pilots else 0)  # a fit and search the last pilot made in its time
+    # a fit and search the last pilot made in its time
+    draws = max(draws, pilots[-1].draws if pilots else 0)
     draws -= draws % 2
     return timed(task.estimate(draws, main_seed, Deadline(at, max(stretch, draws))))
 
 
-def _pilots(task: Estimator, draws: int, ceiling: float, per_draw: float, budget: float, seed: int) -> list:
+def _too_short(
+    trials: int, max_seconds: float, per_draw: float, spent: float, policy: EstimationPolicy
+) -> InvalidArgument:
+    """The error for a `max_seconds` in which the smallest estimate cannot draw its outputs."""
+    smallest = smallest_budget(trials, policy)
+    what = (
+        "one pair"
+        if trials == 1
+        else f"a search of {trials} pairs (of one pair: {smallest_budget(1, policy):,})"
+    )
+    needed = math.ceil(
+        (spent + 2 * smallest * per_draw) / policy.deadline_share + policy.report_seconds
+    )
+    return InvalidArgument(
+        f"max_seconds={max_seconds:g} is too short: the mechanism draws about"
+        f" {1 / per_draw:,.0f} outputs/s, and the smallest estimate of {what} draws"
+        f" {smallest:,} outputs, {smallest * per_draw:.1f} s at that pace before any fitting,"
+        f" after {spent:.1f} s of setup (a first estimate's imports, measuring the pace); give"
+        f" max_seconds >= {needed}."
+    )
+
+
+def _pilots(
+    task: Estimator, draws: int, ceiling: float, per_draw: float, budget: float, seed: int
+) -> list:
     """Pilot estimates growing by `pilot_growth` while all of them would take under
     `pilot_share` of the `budget` seconds (`unmeasured_pilot_share` while fixed costs hide the
-    pace per draw), and while drawing the next one's outputs alone would take under `pilot_share`."""
+    pace per draw), and while drawing the next one's outputs alone would take under `pilot_share`.
+    """
     policy, pilots = task.policy, []
     while draws <= ceiling and draws * per_draw <= policy.pilot_share * budget:
         pilots.append(task.estimate(draws, seed))
         share = policy.pilot_share if pace_power(pilots) >= 0.5 else policy.unmeasured_pilot_share
-        if sum(pilot.seconds for pilot in pilots) + policy.pilot_growth * pilots[-1].seconds > share * budget:
+        if (
+            sum(pilot.seconds for pilot in pilots) + policy.pilot_growth * pilots[-1].seconds
+            > share * budget
+        ):
             break
         draws *= policy.pilot_growth
     return pilots
@@ -159,14 +199,22 @@ def _timed(estimate, started: float, max_seconds: float, setup: float):
     process, the tester's imports) is a one-time cost the too-short check leaves out."""
     seconds = time.perf_counter() - started
     if seconds > max_seconds:
-        estimate = with_stop(estimate, Stop(StopReason.SETUP_OVERRAN, (
-            f"the call took {seconds:.2f} s, over max_seconds={max_seconds:g}: {setup:.2f} s of it was setup before any "
-            "estimate (in a fresh process mostly the tester's imports, which later estimates in the process skip)."
-        )))
+        estimate = with_stop(
+            estimate,
+            Stop(
+                StopReason.SETUP_OVERRAN,
+                f"the call took {seconds:.2f} s, over max_seconds={max_seconds:g}: {setup:.2f} s of"
+                " it was setup before any estimate (in a fresh process mostly the tester's"
+                " imports, which later estimates in the process skip).",
+            ),
+        )
     return replace(estimate, seconds=seconds)
 
 
 def with_stop(estimate, stop: Stop):
     """The estimate with `stop` added to its report's stops and notes."""
     report = estimate.report
-    return replace(estimate, report=replace(report, notes=(*report.notes, stop.text), stops=(*report.stops, stop)))
+    return replace(
+        estimate,
+        report=replace(report, notes=(*report.notes, stop.text), stops=(*report.stops, stop)),
+    )

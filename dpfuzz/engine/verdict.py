@@ -1,10 +1,10 @@
 """The three verdicts of an audit, and when a claim that was not refuted was not tested either.
 
-An audit that does not refute its claim passes only if it could have refuted a violation of a
-stated size with its verification outputs: an event that separates the datasets perfectly would
-have refuted the claim and, for an (ε, δ) claim, so would a release that fails with probability
-`AuditPolicy.delta_power_factor` · δ (an output its neighbour never gives). Otherwise it is inconclusive, and says why
-(docs/decisions/0020).
+An audit that does not refute its claim passes only if it could have refuted a violation of a stated
+size with its verification outputs: an event that separates the datasets perfectly would have
+refuted the claim and, for an (ε, δ) claim, so would a release that fails with probability
+`AuditPolicy.delta_power_factor` · δ (an output its neighbour never gives). Otherwise it is
+inconclusive, and says why (docs/decisions/0020).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def delta_failure_caught(claim: Claim, samples: int, beta: float, factor: float)
     """Whether `samples` outputs per side refute an (ε, δ) claim broken by a failure: an event of
     probability factor·δ under P and 0 under Q, seen at its expected count. The hockey-stick
     certificate at level β (β/2 per side, Clopper–Pearson) must exceed δ:
-    CP_lower(factor·δ·n, n, β/2) − e^ε · CP_upper(0, n, β/2) > δ (docs/explanation/statistics.md)."""
+    CP_lower(factor·δ·n, n, β/2) − e^ε · CP_upper(0, n, β/2) > δ (docs/explanation/statistics.md).
+    """
     from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     delta, gamma = claim.delta, math.exp(claim.epsilon)
@@ -52,24 +53,32 @@ def outputs_to_test_delta(claim: Claim, beta: float, factor: float) -> int | Non
             return None
     while high - low > max(1, high // 100):
         middle = (low + high) // 2
-        low, high = (low, middle) if delta_failure_caught(claim, middle, beta, factor) else (middle, high)
+        low, high = (
+            (low, middle) if delta_failure_caught(claim, middle, beta, factor) else (middle, high)
+        )
     return high
 
 
 def untested_delta(claim: Claim, samples: int, beta: float, factor: float) -> str | None:
     """Why an (ε, δ) claim's δ is beyond `samples` outputs per side at level `beta`, and how many
     would test it (None when it is not, or the claim has no δ)."""
-    if not isinstance(claim, ApproxDP) or claim.delta <= 0 or delta_failure_caught(claim, samples, beta, factor):
+    if (
+        not isinstance(claim, ApproxDP)
+        or claim.delta <= 0
+        or delta_failure_caught(claim, samples, beta, factor)
+    ):
         return None
     needed = outputs_to_test_delta(claim, beta, factor)
     fix = (
-        f"about {needed:,} outputs per side test it (verify_samples >= {needed:,}, max_draws >= {4 * needed:,})"
-        if needed is not None else "no feasible number of outputs tests it"
+        f"about {needed:,} outputs per side test it (verify_samples >= {needed:,}, max_draws >="
+        f" {4 * needed:,})"
+        if needed is not None
+        else "no feasible number of outputs tests it"
     )
     return (
-        f"δ = {claim.delta:g} is too small to test with {samples:,} verification outputs per side: a release that "
-        f"fails with probability {factor:g}·δ = {factor * claim.delta:.3g} (an output its neighbour never gives) "
-        f"would not be refuted; {fix}"
+        f"δ = {claim.delta:g} is too small to test with {samples:,} verification outputs per side:"
+        f" a release that fails with probability {factor:g}·δ = {factor * claim.delta:.3g} (an"
+        f" output its neighbour never gives) would not be refuted; {fix}"
     )
 
 
@@ -82,7 +91,8 @@ def inconclusive_reason(tester, result, factor: float) -> str | None:
     best = tester.max_certifiable(claim, samples, result.beta)
     if best is not None and best <= result.threshold:
         return (
-            f"with {samples:,} verification outputs per side no event could have refuted the claim: one that separates "
-            f"the datasets perfectly certifies at most {best:.4g}, and the claim allows {result.threshold:.4g}"
+            f"with {samples:,} verification outputs per side no event could have refuted the claim:"
+            f" one that separates the datasets perfectly certifies at most {best:.4g}, and the"
+            f" claim allows {result.threshold:.4g}"
         )
     return untested_delta(claim, samples, result.beta, factor)

@@ -4,7 +4,7 @@
 |--------|------------------|
 | random | the relation's classic patterns, then uniformly random neighbouring pairs |
 | grid   | constant datasets on a size × record lattice, corners first, refined when exhausted |
-| hypothesis | Hypothesis-generated pairs, targeted towards larger divergence; a pair that looks violating is shrunk to the simplest one |
+| hypothesis | Hypothesis pairs, targeted towards larger divergence; a violating one is shrunk |
 | vizier | google-vizier's GP bandit over the unit-cube parameterisation of pairs (extra `vizier`) |
 
 `RandomFinder(sampler="sobol")` draws pairs quasi-randomly (scrambled Sobol points of the same
@@ -39,7 +39,7 @@ def finder_class(name: str) -> type:
     return getattr(importlib.import_module(module), attribute)
 
 
-def make_finder(finder: "str | Finder | DatasetPair | list") -> BaseFinder:
+def make_finder(finder: str | Finder | DatasetPair | list) -> BaseFinder:
     """A finder instance from a name, an instance, or the pairs to try."""
     if isinstance(finder, DatasetPair):
         finder = [finder]
@@ -58,4 +58,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'dpfuzz.finders' has no attribute {name!r}")
 
 
-__all__ = ["BaseFinder", "FINDER_NAMES", "Finder", "FixedFinder", "GridFinder", "HypothesisFinder", "RandomFinder", "VizierFinder", "make_finder"]
+__all__ = [
+    "BaseFinder",
+    "FINDER_NAMES",
+    "Finder",
+    "FixedFinder",
+    "GridFinder",
+    "HypothesisFinder",
+    "RandomFinder",
+    "VizierFinder",
+    "make_finder",
+]

@@ -78,11 +78,16 @@ class WithDefaults(BaseFinder):
     """A user's finder that implements only part of the contract, completed with the defaults."""
 
     def __init__(self, finder: object):
-        missing = [method for method in ("start", "ask", "tell") if not callable(getattr(finder, method, None))]
+        missing = [
+            method
+            for method in ("start", "ask", "tell")
+            if not callable(getattr(finder, method, None))
+        ]
         if missing:
             raise InvalidArgument(
-                f"finder {finder!r} lacks {missing}; a finder is a name, a DatasetPair, a list of pairs, "
-                "or an object with start(domain, rng), ask() and tell(pair, score) (see dpfuzz.finders.BaseFinder)."
+                f"finder {finder!r} lacks {missing}; a finder is a name, a DatasetPair, a list of"
+                " pairs, or an object with start(domain, rng), ask() and tell(pair, score) (see"
+                " dpfuzz.finders.BaseFinder)."
             )
         self.finder = finder
         self.name = getattr(finder, "name", type(finder).__name__)

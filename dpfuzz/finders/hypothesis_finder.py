@@ -1,13 +1,14 @@
 """Hypothesis-driven search: targeted generation towards larger divergence, then shrinking.
 
-Hypothesis runs the search in a helper thread. The relation's classic patterns come first as explicit examples; a failing pattern ends the search unshrunk (it is already
-simple). Otherwise its test function hands each generated pair to
-the audit loop (`ask`), waits for the score (`tell`), reports it with ``hypothesis.target`` so
-the targeted phase climbs towards larger divergence, and *fails* on a positive score (the
-search sample looks violating). Hypothesis then shrinks that failing pair towards the simplest
-one that still fails, each shrink step being one more audit trial. `candidate()` is the
-smallest failing pair seen, which the audit verifies on fresh samples and reports as the
-witness. Reproducible: Hypothesis is seeded from the audit's generator and keeps no database.
+Hypothesis runs the search in a helper thread. The relation's classic patterns come first as
+explicit examples; a failing pattern ends the search unshrunk (it is already simple). Otherwise its
+test function hands each generated pair to the audit loop (`ask`), waits for the score (`tell`),
+reports it with ``hypothesis.target`` so the targeted phase climbs towards larger divergence, and
+*fails* on a positive score (the search sample looks violating). Hypothesis then shrinks that
+failing pair towards the simplest one that still fails, each shrink step being one more audit trial.
+`candidate()` is the smallest failing pair seen, which the audit verifies on fresh samples and
+reports as the witness. Reproducible: Hypothesis is seeded from the audit's generator and keeps no
+database.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ class HypothesisFinder(BaseFinder):
         self._scores: queue.Queue = queue.Queue(maxsize=1)
         self._failing: list[DatasetPair] = []
         self._stopping = False
-        phases = [Phase.explicit, Phase.generate, Phase.target] + ([Phase.shrink] if self.shrink else [])
+        phases = [Phase.explicit, Phase.generate, Phase.target] + (
+            [Phase.shrink] if self.shrink else []
+        )
         search_seed = int(rng.integers(2**32))
 
         @settings(

@@ -30,7 +30,9 @@ class RandomFinder(BaseFinder):
         if self.sampler == "sobol":
             from scipy.stats import qmc
 
-            self._sobol = qmc.Sobol(d=domain.relation.unit_dimension(domain), scramble=True, seed=rng)
+            self._sobol = qmc.Sobol(
+                d=domain.relation.unit_dimension(domain), scramble=True, seed=rng
+            )
 
     def ask(self) -> DatasetPair:
         if self._queue:

@@ -73,7 +73,9 @@ class VizierFinder(BaseFinder):
         problem = vz.ProblemStatement()
         for name in self._names:
             problem.search_space.root.add_float_param(name, 0.0, 1.0)
-        problem.metric_information.append(vz.MetricInformation("score", goal=vz.ObjectiveMetricGoal.MAXIMIZE))
+        problem.metric_information.append(
+            vz.MetricInformation("score", goal=vz.ObjectiveMetricGoal.MAXIMIZE)
+        )
         with _quiet():  # the GP's construction warns about float32 too
             self._designer = gp_bandit.VizierGPBandit(
                 problem,
@@ -85,7 +87,9 @@ class VizierFinder(BaseFinder):
                 ),
                 num_seed_trials=self.seed_trials,
                 ard_random_restarts=1,
-                padding_schedule=padding.PaddingSchedule(num_trials=padding.PaddingType.POWERS_OF_2),
+                padding_schedule=padding.PaddingSchedule(
+                    num_trials=padding.PaddingType.POWERS_OF_2
+                ),
             )
         self._pending: dict[bytes, object] = {}
         self._queue = domain.relation.classic_units(domain) if self.patterns else []
@@ -96,13 +100,17 @@ class VizierFinder(BaseFinder):
         self._count += 1
         if self._queue:
             unit = self._queue.pop(0)
-            trial = self._vz.Trial(id=self._count, parameters=dict(zip(self._names, map(float, unit))))
+            trial = self._vz.Trial(
+                id=self._count, parameters=dict(zip(self._names, map(float, unit)))
+            )
         else:
             start = time.perf_counter()
             with _quiet():
                 suggestion = self._designer.suggest(1)[0]
             self.latencies.append(time.perf_counter() - start)
-            unit = np.array([suggestion.parameters[name].value for name in self._names], dtype=float)
+            unit = np.array(
+                [suggestion.parameters[name].value for name in self._names], dtype=float
+            )
             trial = suggestion.to_trial(self._count)
         pair = self._domain.relation.pair_from_unit(self._domain, unit)
         self._pending[pair.key()] = trial
@@ -118,7 +126,11 @@ class VizierFinder(BaseFinder):
 
     def details(self) -> dict:
         """Suggestion latency, for the report."""
-        return {"median_suggestion_seconds": statistics.median(self.latencies) if self.latencies else None}
+        return {
+            "median_suggestion_seconds": (
+                statistics.median(self.latencies) if self.latencies else None
+            )
+        }
 
 
 @contextlib.contextmanager

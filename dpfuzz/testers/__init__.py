@@ -1,12 +1,12 @@
 """Testers: high-confidence lower bounds on the divergence a privacy claim limits.
 
-| name         | refutes                   | outputs | bound |
-|--------------|---------------------------|---------|-------|
-| hockey_stick | PureDP, ApproxDP, RenyiDP | any     | one held-out event, Clopper–Pearson |
-| histogram    | PureDP, ApproxDP, RenyiDP | 1-D     | held-out set of bins; or uniform TV bound (privacy profile) |
-| mmd          | PureDP, ApproxDP          | any     | linear-time MMD, empirical Bernstein, MMD ≤ 2 TV |
-| renyi        | RenyiDP, PureDP           | any     | dual Rényi with fitted h, Chernoff correction |
-| float_bits   | PureDP, ApproxDP, RenyiDP | any     | hockey-stick event on the outputs' float bit patterns |
+| name         | refutes                   | outputs | bound                                       |
+|--------------|---------------------------|---------|---------------------------------------------|
+| hockey_stick | PureDP, ApproxDP, RenyiDP | any     | one held-out event, Clopper–Pearson         |
+| histogram    | PureDP, ApproxDP, RenyiDP | 1-D     | held-out bins; or a uniform TV bound       |
+| mmd          | PureDP, ApproxDP          | any     | linear-time MMD, empirical Bernstein        |
+| renyi        | RenyiDP, PureDP           | any     | dual Rényi with fitted h, Chernoff          |
+| float_bits   | PureDP, ApproxDP, RenyiDP | any     | hockey-stick event on float bit patterns    |
 
 ``"auto"`` (`choose_tester`): the `renyi` tester for RenyiDP claims; otherwise `histogram`
 for 1-D outputs taking few distinct integer values (argmax indices, counts, bits), and
@@ -57,30 +57,48 @@ def choose_tester(claim: Claim, samples: np.ndarray | None = None) -> str:
     return "hockey_stick"
 
 
-def make_tester(tester: str | Tester, claim: Claim, samples: np.ndarray | None = None, describe_output=None) -> Tester:
+def make_tester(
+    tester: str | Tester, claim: Claim, samples: np.ndarray | None = None, describe_output=None
+) -> Tester:
     """A tester instance from a name (or "auto") or an instance, checked against the claim. A
     tester made here from a name gets `describe_output` (words for output patterns) if it
     `takes_output_words`; an instance is used as it is."""
     if isinstance(tester, str):
-        name = choose_tester(claim, samples) if tester == "auto" else check_choice("tester", tester, ("auto", *TESTER_NAMES))
+        name = (
+            choose_tester(claim, samples)
+            if tester == "auto"
+            else check_choice("tester", tester, ("auto", *TESTER_NAMES))
+        )
         kind = tester_class(name)
-        tester = kind(describe_output=describe_output) if kind.takes_output_words and describe_output else kind()
+        tester = (
+            kind(describe_output=describe_output)
+            if kind.takes_output_words and describe_output
+            else kind()
+        )
     elif not isinstance(tester, Tester):
-        raise InvalidArgument(f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got {tester!r}.")
+        raise InvalidArgument(
+            f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got"
+            f" {tester!r}."
+        )
     tester.check_claim(claim)
     return tester
 
 
 def __getattr__(name: str):
-    """The tester classes, imported on first use: ``from dpfuzz.testers import HockeyStickTester``."""
+    """The tester classes, imported on first use: ``from dpfuzz.testers import
+    HockeyStickTester``."""
     for key, (_, attribute) in _CLASSES.items():
         if attribute == name:
             return tester_class(key)
     if name == "PrivacyProfile":  # deprecated, kept for one minor release
         import warnings
 
-        warnings.warn("dpfuzz.testers.PrivacyProfile is deprecated; privacy profiles are dpfuzz.profiles.ProfileEstimate.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "dpfuzz.testers.PrivacyProfile is deprecated; privacy profiles are"
+            " dpfuzz.profiles.ProfileEstimate.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return importlib.import_module("dpfuzz.testers.histogram").BinnedProfile
     raise AttributeError(f"module 'dpfuzz.testers' has no attribute {name!r}")
 

@@ -94,17 +94,21 @@ class Tester:
     counts_events: bool = False
 
     def check_claim(self, claim: Claim) -> None:
-        """Raise `UnsupportedClaimError` for a claim this tester cannot refute (and check options)."""
+        """Raise `UnsupportedClaimError` for a claim this tester cannot refute (and check
+        options)."""
         if not isinstance(claim, self.claim_types):
             from dpfuzz.claims import CLAIM_TYPES
 
-            names = [name for name, kind in CLAIM_TYPES.items() if issubclass(kind, self.claim_types)]
+            names = [
+                name for name, kind in CLAIM_TYPES.items() if issubclass(kind, self.claim_types)
+            ]
             kinds = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             hint = self.claim_hint(claim)
             if hasattr(claim, "to_approx"):  # a privacy-profile claim (μ-GDP, ρ-zCDP)
                 hint += (
-                    f" The hockey_stick and histogram testers refute it through its privacy profile; with this tester, "
-                    f"audit an (ε, δ)-DP claim it implies, e.g. claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}."
+                    " The hockey_stick and histogram testers refute it through its privacy"
+                    " profile; with this tester, audit an (ε, δ)-DP claim it implies, e.g."
+                    f" claim.to_approx(1e-5) = {claim.to_approx(1e-5).describe()}."
                 )
             raise UnsupportedClaimError(f"{self.name} refutes {kinds} claims, got {claim!r}.{hint}")
 
@@ -125,7 +129,8 @@ class Tester:
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float | None:
         """The largest bound any fitted event or function could certify with `samples` held-out
-        outputs per side (None: not known). A claim whose threshold is above it cannot be refuted."""
+        outputs per side (None: not known). A claim whose threshold is above it cannot be refuted.
+        """
         return None
 
     def detectable(self, result: TestResult) -> dict:
@@ -139,14 +144,25 @@ class Tester:
         }
 
     def fit(
-        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
         eval_size: int | None = None,
     ):
-        """Fit on training samples; `eval_size` is the held-out sample size per side it will meet."""
+        """Fit on training samples; `eval_size` is the held-out sample size per side it will
+        meet."""
         raise NotImplementedError
 
     def fit_both(
-        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
         eval_size: int | None = None,
     ) -> tuple:
         """What `fit` returns for (train0, train1) and for (train1, train0): the search scores
@@ -157,7 +173,12 @@ class Tester:
         )
 
     def fit_oriented(
-        self, train0: np.ndarray, train1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator,
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
         eval_size: int | None = None,
     ) -> tuple:
         """(event, reversed): one pair's better direction and its event, chosen in one fit on all
@@ -165,7 +186,9 @@ class Tester:
         plan with ``orient_by_fit`` needs it; testers without it orient pairs by held-out scores."""
         raise NotImplementedError(f"the {self.name} tester does not orient a pair in one fit.")
 
-    def evaluate(self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+    ) -> TestResult:
         """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
         raise NotImplementedError
 
@@ -173,7 +196,9 @@ class Tester:
         """How many of `samples` fall in `event` (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
 
-    def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
+    def certify_counts(
+        self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
+    ) -> TestResult:
         """The certificate of `event` from its held-out counts (k, n) under P and under Q
         (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
@@ -190,7 +215,12 @@ class Tester:
         return {}
 
     def test(
-        self, samples0: np.ndarray, samples1: np.ndarray, claim: Claim, beta: float, rng: np.random.Generator
+        self,
+        samples0: np.ndarray,
+        samples1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
     ) -> TestResult:
         """Fit on the first half of each sample, evaluate on the second."""
         start = time.perf_counter()
@@ -202,7 +232,9 @@ class Tester:
         return replace(result, seconds=time.perf_counter() - start)
 
     def __repr__(self) -> str:
-        options = ", ".join(f"{key}={value!r}" for key, value in vars(self).items() if not key.startswith("_"))
+        options = ", ".join(
+            f"{key}={value!r}" for key, value in vars(self).items() if not key.startswith("_")
+        )
         return f"{type(self).__name__}({options})"
 
 
@@ -231,14 +263,25 @@ def as_feature_matrix(samples: np.ndarray, name: str, keep_integers: bool = Fals
     first touches of fresh memory; docs/decisions/0014-drawing-and-memory.md)."""
     samples = np.asarray(samples)
     if samples.ndim == 0 or len(samples) == 0:
-        raise UnsupportedOutputError(f"{name} must be a non-empty array of samples, got shape {samples.shape}.")
+        raise UnsupportedOutputError(
+            f"{name} must be a non-empty array of samples, got shape {samples.shape}."
+        )
     matrix = samples.reshape(len(samples), -1)
-    return matrix if keep_integers and np.issubdtype(matrix.dtype, np.integer) else matrix.astype(float, copy=False)
+    return (
+        matrix
+        if keep_integers and np.issubdtype(matrix.dtype, np.integer)
+        else matrix.astype(float, copy=False)
+    )
 
 
-def paired_matrices(samples0: np.ndarray, samples1: np.ndarray, keep_integers: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def paired_matrices(
+    samples0: np.ndarray, samples1: np.ndarray, keep_integers: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Both sample sets as feature matrices of the same width (`as_feature_matrix`)."""
-    x0, x1 = as_feature_matrix(samples0, "samples0", keep_integers), as_feature_matrix(samples1, "samples1", keep_integers)
+    x0, x1 = (
+        as_feature_matrix(samples0, "samples0", keep_integers),
+        as_feature_matrix(samples1, "samples1", keep_integers),
+    )
     if x0.shape[1] != x1.shape[1]:
         raise UnsupportedOutputError(
             f"samples0 has outputs of size {x0.shape[1]} but samples1 of size {x1.shape[1]}; "
@@ -251,7 +294,9 @@ def split_halves(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First half to fit, second half to evaluate (samples are i.i.d., so order is irrelevant)."""
     middle = len(samples) // 2
     if middle == 0:
-        raise UnsupportedOutputError(f"need at least 2 samples per side to fit and evaluate, got {len(samples)}.")
+        raise UnsupportedOutputError(
+            f"need at least 2 samples per side to fit and evaluate, got {len(samples)}."
+        )
     return samples[:middle], samples[middle:]
 
 

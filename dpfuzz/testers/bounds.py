@@ -11,7 +11,9 @@ import numpy as np
 from scipy import special
 
 
-def bracketed_root(function, low: float, high: float, xtol: float = 2e-12, rtol: float = 4 * np.finfo(float).eps) -> float:
+def bracketed_root(
+    function, low: float, high: float, xtol: float = 2e-12, rtol: float = 4 * np.finfo(float).eps
+) -> float:
     """A root of a continuous `function` whose values at `low` and `high` differ in sign: the
     Illinois variant of regula falsi (Dowell & Jarratt 1971), which keeps the root bracketed
     and converges superlinearly, until the bracket is narrower than `xtol` + `rtol`·|root|.
@@ -71,7 +73,8 @@ def wilson_upper(successes, trials, alpha: float):
 
 def _wilson(successes, trials, alpha: float, sign: float):
     k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
-    z2 = special.ndtri(alpha) ** 2  # = stats.norm.isf(alpha)², without its 0.25 ms of argument checks
+    # = stats.norm.isf(alpha)², without its 0.25 ms of argument checks
+    z2 = special.ndtri(alpha) ** 2
     p = k / n
     spread = np.sqrt(z2 * (p * (1 - p) / n + z2 / (4 * n * n)))
     return (p + z2 / (2 * n) + sign * spread) / (1 + z2 / n)
@@ -103,7 +106,8 @@ def empirical_bernstein_lower(values: np.ndarray, value_range: float, alpha: flo
     """Lower confidence bound on E X from i.i.d. values in an interval of length `value_range`.
 
     E X ≥ X̄ − √(2 V̂ ln(2/α) / m) − 7 R ln(2/α) / (3(m − 1)), with V̂ the unbiased sample variance
-    (Maurer & Pontil 2009, Thm 4, rescaled from [0, 1] to range R); holds with probability ≥ 1 − alpha.
+    (Maurer & Pontil 2009, Thm 4, rescaled from [0, 1] to range R); holds with probability ≥ 1 −
+    alpha.
     """
     values = np.asarray(values, dtype=float)
     m = len(values)
@@ -111,7 +115,11 @@ def empirical_bernstein_lower(values: np.ndarray, value_range: float, alpha: flo
         return -np.inf
     log_term = np.log(2.0 / alpha)
     variance = values.var(ddof=1)
-    return float(values.mean() - np.sqrt(2 * variance * log_term / m) - 7 * value_range * log_term / (3 * (m - 1)))
+    return float(
+        values.mean()
+        - np.sqrt(2 * variance * log_term / m)
+        - 7 * value_range * log_term / (3 * (m - 1))
+    )
 
 
 def conditional_odds_lower(successes_p, trials_p, successes_q, trials_q, alpha: float) -> float:
@@ -164,7 +172,9 @@ def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) 
         middle = (below + above) // 2
         below, above = (middle + 1, above) if scalar_log_ratio(middle) >= 0 else (below, middle)
     mode = below
-    width = 20 + 15 * math.sqrt(1.0 / sum(1.0 / (count + 1.0) for count in (mode, k - mode, n_p - mode, n_q - k + mode)))
+    width = 20 + 15 * math.sqrt(
+        1.0 / sum(1.0 / (count + 1.0) for count in (mode, k - mode, n_p - mode, n_q - k + mode))
+    )
     while True:
         start, stop = max(lowest, int(mode - width)), min(highest, int(mode + width))
         steps = log_ratio(np.arange(start, stop))
@@ -177,7 +187,8 @@ def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) 
         return 0.0
     if x <= start:
         return 1.0
-    weights = np.exp(logs)  # the mode's term is 1, the largest: no overflow (scipy's logsumexp cost 5× this call)
+    # the mode's term is 1, the largest: no overflow (scipy's logsumexp cost 5× this call)
+    weights = np.exp(logs)
     return float(weights[x - start :].sum() / weights.sum())
 
 

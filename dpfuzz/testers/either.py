@@ -33,7 +33,9 @@ class EitherTester(Tester):
         return all(tester.fits_cheaply(outputs) for tester in self.testers)
 
     def _tester(self, result: TestResult) -> Tester:
-        return next((tester for tester in self.testers if tester.name == result.tester), self.testers[0])
+        return next(
+            (tester for tester in self.testers if tester.name == result.tester), self.testers[0]
+        )
 
     def threshold(self, claim: Claim) -> float:
         return self.testers[0].threshold(claim)
@@ -47,19 +49,41 @@ class EitherTester(Tester):
     def detectable(self, result: TestResult) -> dict:
         return self._tester(result).detectable(result)
 
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
+    def fit(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ):
         share = check_beta(beta) / len(self.testers)
-        return tuple(tester.fit(train0, train1, claim, share, rng, eval_size=eval_size) for tester in self.testers)
+        return tuple(
+            tester.fit(train0, train1, claim, share, rng, eval_size=eval_size)
+            for tester in self.testers
+        )
 
-    def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
+    def fit_both(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ):
         share = check_beta(beta) / len(self.testers)
-        fitted = [tester.fit_both(train0, train1, claim, share, rng, eval_size=eval_size) for tester in self.testers]
+        fitted = [
+            tester.fit_both(train0, train1, claim, share, rng, eval_size=eval_size)
+            for tester in self.testers
+        ]
         return tuple(zip(*fitted))
 
     def evaluate(self, fitted, test0, test1, claim: Claim, beta: float) -> TestResult:
         share = check_beta(beta) / len(self.testers)
-        results = [tester.evaluate(item, test0, test1, claim, share) for tester, item in zip(self.testers, fitted)]
+        results = [
+            tester.evaluate(item, test0, test1, claim, share)
+            for tester, item in zip(self.testers, fitted)
+        ]
         refuting = [result for result in results if result.violated]
-        chosen = max(refuting or results, key=lambda result: (result.bound - result.threshold) if refuting else self.score(result))
+        chosen = max(
+            refuting or results,
+            key=lambda result: (
+                (result.bound - result.threshold) if refuting else self.score(result)
+            ),
+        )
         others = {result.tester: result.to_dict() for result in results if result is not chosen}
-        return replace(chosen, details={**chosen.details, "other_testers": others}, seconds=sum(r.seconds for r in results))
+        return replace(
+            chosen,
+            details={**chosen.details, "other_testers": others},
+            seconds=sum(r.seconds for r in results),
+        )

@@ -1,8 +1,9 @@
 """Events S fitted on training samples, for the one-event divergence bounds.
 
 An event is a fixed set of outputs, ``{x : score(x) ∈ interval}`` (`ScoreEvent`):
-``event.contains(samples)`` says which samples fall in it. Validity of every bound rests on fitting the event on samples that are *not* the ones it
-is evaluated on; the search here may use any selection rule.
+``event.contains(samples)`` says which samples fall in it. Validity of every bound rests on fitting
+the event on samples that are *not* the ones it is evaluated on; the search here may use any
+selection rule.
 
 For 1-D outputs the search is exact over every threshold (lower and upper tails) in
 O(n log n), and over every interval and interval complement for the linear objective
@@ -16,8 +17,9 @@ probabilities are estimated.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -36,7 +38,7 @@ class Score(Protocol):
 
     def __call__(self, features: np.ndarray) -> np.ndarray: ...
 
-    def describe(self, interval: "Interval") -> str:
+    def describe(self, interval: Interval) -> str:
         """The event {x : score(x) ∈ interval} in the outputs' own terms."""
 
 
@@ -53,12 +55,14 @@ class Interval:
         return ~inside if self.complement else inside
 
     @classmethod
-    def point(cls, value: float) -> "Interval":
+    def point(cls, value: float) -> Interval:
         """The event x = value: the open interval between its float neighbours."""
         return cls(float(np.nextafter(value, -np.inf)), float(np.nextafter(value, np.inf)))
 
     def describe(self, variable: str = "x") -> str:
-        if not self.complement and np.nextafter(self.low, np.inf) == np.nextafter(self.high, -np.inf):
+        if not self.complement and np.nextafter(self.low, np.inf) == np.nextafter(
+            self.high, -np.inf
+        ):
             return f"{variable} = {np.nextafter(self.low, np.inf) + 0.0:.6g}"  # + 0.0: 0, not -0
         if self.complement:
             return f"{variable} <= {self.low:.6g} or {variable} >= {self.high:.6g}"
@@ -90,7 +94,10 @@ class ScoreEvent:
         """How many of `samples` fall in the event, scored in chunks of `COUNT_CHUNK` rows: a
         classifier's features of 10^7 outputs would not fit in memory (and their page faults
         cost more than the arithmetic)."""
-        return sum(int(self.contains(samples[start:start + COUNT_CHUNK]).sum()) for start in range(0, len(samples), COUNT_CHUNK))
+        return sum(
+            int(self.contains(samples[start : start + COUNT_CHUNK]).sum())
+            for start in range(0, len(samples), COUNT_CHUNK)
+        )
 
     def describe(self) -> str:
         return self.score.describe(self.interval)
@@ -120,7 +127,9 @@ class Coordinate:
         return interval.describe(self.name or f"output[{self.index}]")
 
 
-def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _cut_counts(
+    x_p: np.ndarray, x_q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cut points between consecutive distinct values of the pooled sample (with −∞ and ∞), how
     many of each side lie below each cut, and the distinct values (value j between cuts j and
     j + 1). Each side is sorted on its own and the two runs
@@ -138,7 +147,11 @@ def _cut_counts(x_p: np.ndarray, x_q: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def best_interval(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], weights: tuple | None = None,
+    x_p: np.ndarray,
+    x_q: np.ndarray,
+    objective: Objective,
+    gammas: Sequence[float],
+    weights: tuple | None = None,
     rare_share: float = 0.0,
 ) -> tuple[Interval, float]:
     """The best event among all tails, and the best intervals / complements for each γ, with its
@@ -162,7 +175,9 @@ def best_interval(
     return _best_of_cuts(cuts, values, below_p, below_q, n_p, n_q, objective, gammas, rare_share)
 
 
-def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _weighted_cut_counts(
+    x_p, x_q, w_p, w_q
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`_cut_counts` of x_p repeated w_p times and x_q repeated w_q times (integer weights; values
     of weight 0 left out), from one sort of the distinct values (a discrete output's scores)."""
     values = np.concatenate([x_p, x_q])
@@ -172,34 +187,58 @@ def _weighted_cut_counts(x_p, x_q, w_p, w_q) -> tuple[np.ndarray, np.ndarray, np
     order = np.argsort(values[kept], kind="stable")
     values, counts = values[kept][order], counts[:, kept][:, order]
     last_before_cut = np.flatnonzero(values[:-1] < values[1:])
-    cuts = np.concatenate([[-np.inf], values[last_before_cut] / 2 + values[last_before_cut + 1] / 2, [np.inf]])
+    cuts = np.concatenate(
+        [[-np.inf], values[last_before_cut] / 2 + values[last_before_cut + 1] / 2, [np.inf]]
+    )
     below = np.cumsum(counts, axis=1)
     below_p, below_q = (np.concatenate([[0], side[last_before_cut], [side[-1]]]) for side in below)
     return cuts, below_p, below_q, np.append(values[last_before_cut], values[-1:])
 
 
 def best_intervals_both(
-    x_p: np.ndarray, x_q: np.ndarray, objective: Objective, gammas: Sequence[float], rare_share: float = 0.0
+    x_p: np.ndarray,
+    x_q: np.ndarray,
+    objective: Objective,
+    gammas: Sequence[float],
+    rare_share: float = 0.0,
 ) -> list[tuple[Interval, float]]:
     """`best_interval` of (x_p, x_q) and of (x_q, x_p), sorting the pooled sample once."""
-    cuts, below_p, below_q, values = _cut_counts(np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float))
+    cuts, below_p, below_q, values = _cut_counts(
+        np.asarray(x_p, dtype=float), np.asarray(x_q, dtype=float)
+    )
     return [
-        _best_of_cuts(cuts, values, below_p, below_q, len(x_p), len(x_q), objective, gammas, rare_share),
-        _best_of_cuts(cuts, values, below_q, below_p, len(x_q), len(x_p), objective, gammas, rare_share),
+        _best_of_cuts(
+            cuts, values, below_p, below_q, len(x_p), len(x_q), objective, gammas, rare_share
+        ),
+        _best_of_cuts(
+            cuts, values, below_q, below_p, len(x_q), len(x_p), objective, gammas, rare_share
+        ),
     ]
 
 
 def _best_of_cuts(
-    cuts, values, below_p, below_q, n_p: int, n_q: int, objective: Objective, gammas: Sequence[float], rare_share: float = 0.0
+    cuts,
+    values,
+    below_p,
+    below_q,
+    n_p: int,
+    n_q: int,
+    objective: Objective,
+    gammas: Sequence[float],
+    rare_share: float = 0.0,
 ) -> tuple[Interval, float]:
     """`best_interval` given the cut points, the distinct values and the counts below the cuts
     (`_cut_counts`)."""
     # Candidates: every lower tail (cut 0, cut j) and upper tail (cut j, last cut), then the
     # best interval and interval complement for each γ, as (low cut, high cut, complement).
-    scores = [objective(below_p, below_q, n_p, n_q, 1), objective(n_p - below_p, n_q - below_q, n_p, n_q, 1)]
+    scores = [
+        objective(below_p, below_q, n_p, n_q, 1),
+        objective(n_p - below_p, n_q - below_q, n_p, n_q, 1),
+    ]
     extras = []
     for gamma in gammas:
-        gain = below_p / n_p - gamma * below_q / n_q  # gain[b] − gain[a] = P̂ − γ Q̂ of (cut a, cut b)
+        # gain[b] − gain[a] = P̂ − γ Q̂ of (cut a, cut b)
+        gain = below_p / n_p - gamma * below_q / n_q
         best_high = int(np.argmax(gain - np.minimum.accumulate(gain)))
         extras.append((int(np.argmin(gain[: best_high + 1])), best_high, False))
         worst_high = int(np.argmin(gain - np.maximum.accumulate(gain)))
@@ -208,9 +247,19 @@ def _best_of_cuts(
     k_p = below_p[high_x] - below_p[low_x]
     k_q = below_q[high_x] - below_q[low_x]
     scores.append(
-        objective(np.where(complement_x, n_p - k_p, k_p), np.where(complement_x, n_q - k_q, k_q), n_p, n_q, len(cuts))
+        objective(
+            np.where(complement_x, n_p - k_p, k_p),
+            np.where(complement_x, n_q - k_q, k_q),
+            n_p,
+            n_q,
+            len(cuts),
+        )
     )
-    atoms, point_scores = _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share) if rare_share > 0 else ([], None)
+    atoms, point_scores = (
+        _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share)
+        if rare_share > 0
+        else ([], None)
+    )
     if len(atoms):
         scores.append(point_scores)
     family = int(np.argmax([np.max(score) for score in scores]))
@@ -222,16 +271,23 @@ def _best_of_cuts(
         return Interval(float(cuts[best]), np.inf), value
     if family == 3:
         return Interval.point(float(values[atoms[best]])), value
-    return Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])), value
+    return (
+        Interval(float(cuts[low_x[best]]), float(cuts[high_x[best]]), bool(complement_x[best])),
+        value,
+    )
 
 
-def _scored_atoms(below_p, below_q, n_p: int, n_q: int, objective: Objective, rare_share: float) -> tuple[np.ndarray, np.ndarray | None]:
+def _scored_atoms(
+    below_p, below_q, n_p: int, n_q: int, objective: Objective, rare_share: float
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The rare exact values (`_atoms`) and their objective values, corrected for their number
     (at least 2: the tails' peeling is for a nested family, not this one)."""
     atoms = _atoms(below_p, below_q, n_p + n_q, rare_share)
     if not len(atoms):
         return atoms, None
-    return atoms, objective(np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True)
+    return atoms, objective(
+        np.diff(below_p)[atoms], np.diff(below_q)[atoms], n_p, n_q, max(len(atoms), 2), rare=True
+    )
 
 
 def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int, rare_share: float) -> np.ndarray:

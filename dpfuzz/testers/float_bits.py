@@ -46,7 +46,9 @@ class FloatBitsTester(HockeyStickTester):
             if exponent == _ZERO:
                 parts.append("0.0")
             else:
-                parts.append(f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})")
+                parts.append(
+                    f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})"
+                )
         return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
     def features(self, samples: np.ndarray) -> np.ndarray:

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -62,14 +63,20 @@ class Binning:
     def describe(self, interval: Interval) -> str:
         chosen = np.flatnonzero(interval.contains(self.scores))
         if self.values is not None:
-            named = [self.words(np.array([value])) for value in self.values[chosen]] if self.words is not None else []
+            named = (
+                [self.words(np.array([value])) for value in self.values[chosen]]
+                if self.words is not None
+                else []
+            )
             if named and all(named):
                 return f"output in {{{', '.join(named[:6])}{', …' if len(named) > 6 else ''}}}"
             return f"x in {{{format_records(self.values[chosen], limit=6)[1:-1]}}}"
         bounds = np.concatenate([[-np.inf], self.edges, [np.inf]])
         runs = np.split(chosen, np.flatnonzero(np.diff(chosen) > 1) + 1) if len(chosen) else []
         ranges = [f"[{bounds[run[0]]:.4g}, {bounds[run[-1] + 1]:.4g})" for run in runs]
-        shown = " ∪ ".join(ranges[:3]) + (f" and {len(ranges) - 3} more ranges" if len(ranges) > 3 else "")
+        shown = " ∪ ".join(ranges[:3]) + (
+            f" and {len(ranges) - 3} more ranges" if len(ranges) > 3 else ""
+        )
         return f"x in {shown or 'no bin'} ({len(chosen)} of {self.bins} bins)"
 
 
@@ -89,7 +96,12 @@ class BinnedProfile:
     q_hat: np.ndarray
 
     def to_dict(self) -> dict:
-        return {"epsilons": self.epsilons.tolist(), "deltas": self.deltas.tolist(), "beta": self.beta, "bins": self.bins}
+        return {
+            "epsilons": self.epsilons.tolist(),
+            "deltas": self.deltas.tolist(),
+            "beta": self.beta,
+            "bins": self.bins,
+        }
 
 
 class HistogramTester(HockeyStickTester):
@@ -123,7 +135,9 @@ class HistogramTester(HockeyStickTester):
         super().check_claim(claim)
         check_choice("bound", self.bound, ("event", "uniform"))
         if self.bound == "uniform" and not isinstance(claim, ApproxDP):
-            raise UnsupportedClaimError(f"histogram with bound='uniform' refutes PureDP and ApproxDP, got {claim!r}.")
+            raise UnsupportedClaimError(
+                f"histogram with bound='uniform' refutes PureDP and ApproxDP, got {claim!r}."
+            )
 
     # -- binning ---------------------------------------------------------------------------
     def fit_binning(self, train0: np.ndarray, train1: np.ndarray) -> Binning:
@@ -146,7 +160,9 @@ class HistogramTester(HockeyStickTester):
         p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
         return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
 
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> ScoreEvent | Binning:
+    def fit(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ) -> ScoreEvent | Binning:
         """The bins; with ``bound="event"`` also the best run of bins as one event."""
         self.check_claim(claim)
         beta = check_beta(beta)
@@ -154,21 +170,35 @@ class HistogramTester(HockeyStickTester):
         if self.bound == "uniform":
             return binning
         objective = self._selection_objective(claim, beta, eval_size)
-        features0, features1 = as_feature_matrix(train0, "samples0"), as_feature_matrix(train1, "samples1")
-        interval, _ = best_interval(binning(features0), binning(features1), objective, self.gammas(claim))
-        return self.choose_epsilon(ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size)
+        features0, features1 = (
+            as_feature_matrix(train0, "samples0"),
+            as_feature_matrix(train1, "samples1"),
+        )
+        interval, _ = best_interval(
+            binning(features0), binning(features1), objective, self.gammas(claim)
+        )
+        return self.choose_epsilon(
+            ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size
+        )
 
     def gammas(self, claim: Claim) -> list[float]:
-        """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their grid."""
-        return super().gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
+        """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their
+        grid."""
+        return (
+            super().gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
+        )
 
-    def evaluate(self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float
+    ) -> TestResult:
         if isinstance(fitted, ScoreEvent):
             return super().evaluate(fitted, test0, test1, claim, beta)
         return self._uniform_result(fitted, test0, test1, claim, beta)
 
     # -- uniform bound ---------------------------------------------------------------------
-    def _uniform_result(self, binning: Binning, test0, test1, claim: ApproxDP, beta: float) -> TestResult:
+    def _uniform_result(
+        self, binning: Binning, test0, test1, claim: ApproxDP, beta: float
+    ) -> TestResult:
         """One profile on a grid of ε (its first point the claim's): the bound at the claim, and
         the largest grid ε whose certified δ(ε) exceeds the claim's δ (the profile decreases)."""
         start = time.perf_counter()
@@ -197,8 +227,10 @@ class HistogramTester(HockeyStickTester):
         import warnings
 
         warnings.warn(
-            "HistogramTester.privacy_profile is deprecated; use dpfuzz.profiles.privacy_profile (a ProfileEstimate).",
-            DeprecationWarning, stacklevel=2,
+            "HistogramTester.privacy_profile is deprecated; use dpfuzz.profiles.privacy_profile (a"
+            " ProfileEstimate).",
+            DeprecationWarning,
+            stacklevel=2,
         )
         train0, test0 = split_halves(samples0)
         train1, test1 = split_halves(samples1)
@@ -211,7 +243,9 @@ def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> Bi
     x0, x1 = _values(test0, "samples0"), _values(test1, "samples1")
     k = binning.bins
     p_hat, q_hat = binning.counts(x0) / len(x0), binning.counts(x1) / len(x1)
-    slack_p, slack_q = (0.5 * math.sqrt(k / n) + math.sqrt(math.log(4 / beta) / (2 * n)) for n in (len(x0), len(x1)))
+    slack_p, slack_q = (
+        0.5 * math.sqrt(k / n) + math.sqrt(math.log(4 / beta) / (2 * n)) for n in (len(x0), len(x1))
+    )
     epsilons = np.asarray(epsilons, dtype=float)
     gammas = np.exp(epsilons)[:, None]
     empirical = np.clip(p_hat[None, :] - gammas * q_hat[None, :], 0, None).sum(axis=1)

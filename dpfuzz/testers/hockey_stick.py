@@ -21,14 +21,22 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 from scipy import special
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
-from dpfuzz.testers.base import Tester, TestResult, as_feature_matrix, check_beta, paired_matrices, split_halves
+from dpfuzz.testers.base import (
+    Tester,
+    TestResult,
+    as_feature_matrix,
+    check_beta,
+    paired_matrices,
+    split_halves,
+)
 from dpfuzz.testers.bounds import (
     binary_renyi,
     bracketed_root,
@@ -38,7 +46,13 @@ from dpfuzz.testers.bounds import (
     wilson_lower,
     wilson_upper,
 )
-from dpfuzz.testers.events import Coordinate, OutputValue, ScoreEvent, best_interval, best_intervals_both
+from dpfuzz.testers.events import (
+    Coordinate,
+    OutputValue,
+    ScoreEvent,
+    best_interval,
+    best_intervals_both,
+)
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
@@ -100,7 +114,11 @@ class HockeyStickTester(Tester):
         self.objective = objective
         self.certificate = certificate
         self.describe_output = describe_output
-        self.rare_share, self.exact_points, self.model_fit_samples = rare_share, exact_points, model_fit_samples
+        self.rare_share, self.exact_points, self.model_fit_samples = (
+            rare_share,
+            exact_points,
+            model_fit_samples,
+        )
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
@@ -124,14 +142,19 @@ class HockeyStickTester(Tester):
         """
         return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0][0]
 
-    def fit_both(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None):
+    def fit_both(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ):
         """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
         one fit of each scoring model: a model fitted with the labels swapped scores minus what
         it scored (`models.negated`), so only models without that symmetry are fitted twice. A
         subclass that overrides `fit` (e.g. `HistogramTester`) gets its `fit` once per direction."""
         if not self.shares_fits:
             return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
-        return tuple(event for event, _ in self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True))
+        return tuple(
+            event
+            for event, _ in self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True)
+        )
 
     @property
     def shares_fits(self) -> bool:
@@ -140,12 +163,16 @@ class HockeyStickTester(Tester):
         overrides `fit`, e.g. `HistogramTester`)."""
         return type(self).fit is HockeyStickTester.fit
 
-    def fit_oriented(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> tuple[ScoreEvent, bool]:
+    def fit_oriented(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ) -> tuple[ScoreEvent, bool]:
         """Of the two events `fit_both` chooses, the one whose selection value (the bound its
         training counts predict on `eval_size` held-out outputs per side) is larger, and whether
         it is the event for (P, Q) = (train1, train0): one pair oriented and its event chosen in
         one fit on all the training samples (`engine.search`, a plan with ``orient_by_fit``)."""
-        (forward, forward_value), (backward, backward_value) = self._fit_events(train0, train1, claim, beta, rng, eval_size, both=True)
+        (forward, forward_value), (backward, backward_value) = self._fit_events(
+            train0, train1, claim, beta, rng, eval_size, both=True
+        )
         return (backward, True) if backward_value > forward_value else (forward, False)
 
     def fits_cheaply(self, outputs: np.ndarray) -> bool:
@@ -168,7 +195,9 @@ class HockeyStickTester(Tester):
         """The outputs as the tester scores them (here: as they are)."""
         return samples
 
-    def _fit_events(self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool) -> list[tuple[ScoreEvent, float]]:
+    def _fit_events(
+        self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool
+    ) -> list[tuple[ScoreEvent, float]]:
         """The fitted event for (train0, train1), and with `both` for (train1, train0) after it,
         each with its selection value."""
         self.check_claim(claim)
@@ -178,8 +207,11 @@ class HockeyStickTester(Tester):
             x0, x1 = x0.astype(float, copy=False), x1.astype(float, copy=False)
         gammas = self.gammas(claim)
         directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
-        # the tails of 1-D outputs, and of each coordinate, scored as a peeled family (`_epsilon_objective`)
-        one_d = self._selection_objective(claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1)))))
+        # the tails of 1-D outputs, and of each coordinate, scored as a peeled family
+        # (`_epsilon_objective`)
+        one_d = self._selection_objective(
+            claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1))))
+        )
         if x0.shape[1] == 1:
             objective = one_d
             fitted = _value_intervals(x0[:, 0], x1[:, 0], objective, gammas, both, self.rare_share)
@@ -187,7 +219,10 @@ class HockeyStickTester(Tester):
         else:
             objective = self._selection_objective(claim, beta, eval_size)
             events = self._fit_scored_events(x0, x1, objective, one_d, gammas, rng, both)
-        return [(self.choose_epsilon(event, p, q, claim, beta, eval_size), value) for (event, value), (p, q) in zip(events, directions)]
+        return [
+            (self.choose_epsilon(event, p, q, claim, beta, eval_size), value)
+            for (event, value), (p, q) in zip(events, directions)
+        ]
 
     def gammas(self, claim: Claim) -> list[float]:
         """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
@@ -196,14 +231,18 @@ class HockeyStickTester(Tester):
             return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
         return [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
 
-    def choose_epsilon(self, event: ScoreEvent, x0, x1, claim: Claim, beta: float, eval_size: int | None) -> ScoreEvent:
+    def choose_epsilon(
+        self, event: ScoreEvent, x0, x1, claim: Claim, beta: float, eval_size: int | None
+    ) -> ScoreEvent:
         """For a privacy-profile claim (μ-GDP, ρ-zCDP): the ε on the claim's grid at which the
         fitted event's training counts predict the largest H_{e^ε} − δ(ε), fixed with the event
         before any held-out sample is seen. Other claims: the event unchanged."""
         if not isinstance(claim, ProfileClaim):
             return event
         objective = self._selection_objective(claim, beta, eval_size, per_epsilon=True)
-        values = objective(np.array([event.count(x0)]), np.array([event.count(x1)]), len(x0), len(x1))
+        values = objective(
+            np.array([event.count(x0)]), np.array([event.count(x1)]), len(x0), len(x1)
+        )
         return replace(event, epsilon=claim.epsilon_grid()[int(np.argmax(values[0]))])
 
     def describe_row(self, row: np.ndarray) -> str | None:
@@ -211,7 +250,9 @@ class HockeyStickTester(Tester):
         (the mechanism's, `dpfuzz.mechanism.output_words`), else None: the row itself."""
         return None if self.describe_output is None else self.describe_output(row)
 
-    def _fit_scored_events(self, x0, x1, objective, one_d, gammas, rng: np.random.Generator, both: bool) -> list[tuple[ScoreEvent, float]]:
+    def _fit_scored_events(
+        self, x0, x1, objective, one_d, gammas, rng: np.random.Generator, both: bool
+    ) -> list[tuple[ScoreEvent, float]]:
         """Vector outputs: each candidate model is fitted on half of the training samples; the
         model and its score interval are chosen on the other half, by the same objective. With
         `both`, also the event for (x1, x0), from the same fits where a model allows it
@@ -223,7 +264,14 @@ class HockeyStickTester(Tester):
         from sklearn.base import clone
 
         from dpfuzz.testers.models import (
-            DiscreteHalves, ModelScore, candidate_models, classifier_score, is_discrete, negated, score_variants, takes_weights,
+            DiscreteHalves,
+            ModelScore,
+            candidate_models,
+            classifier_score,
+            is_discrete,
+            negated,
+            score_variants,
+            takes_weights,
         )
 
         seed = int(rng.integers(2**31 - 1))
@@ -234,7 +282,11 @@ class HockeyStickTester(Tester):
         # without a float copy of the samples.
         (fit0, select0), (fit1, select1) = split_halves(x0), split_halves(x1)
         step = max(1, (len(fit0) + len(fit1)) // 200_000)  # the rows `is_discrete` would inspect
-        table = DiscreteHalves.split(x0, x1) if is_discrete(np.concatenate([fit0[::step], fit1[::step]])) else None
+        table = (
+            DiscreteHalves.split(x0, x1)
+            if is_discrete(np.concatenate([fit0[::step], fit1[::step]]))
+            else None
+        )
         specs = None if table is None else candidate_models(self.classifier, table.rows, seed)
         if table is not None and all(takes_weights(spec) for spec in specs):
             features, labels, distinct = None, None, table.fitting  # never fitted on all rows
@@ -242,8 +294,11 @@ class HockeyStickTester(Tester):
             def scores(model):  # (scores of P's and Q's selection outputs, their weights)
                 on_rows = classifier_score(model, table.rows)
                 return on_rows, on_rows, table.selection
+
         else:
-            fit0, select0, fit1, select1 = (half.astype(float, copy=False) for half in (fit0, select0, fit1, select1))
+            fit0, select0, fit1, select1 = (
+                half.astype(float, copy=False) for half in (fit0, select0, fit1, select1)
+            )
             features = np.concatenate([fit0, fit1])
             labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
             distinct = None if table is None else table.fitting
@@ -265,20 +320,42 @@ class HockeyStickTester(Tester):
                     if reverse is not None:
                         scored.append((reverse, -scores1, -scores0, swapped))
                     else:
-                        flipped = None if distinct is None else (distinct[0], 1 - distinct[1], distinct[2])
-                        reverse = self._fitted(clone(spec), features, None if labels is None else 1 - labels, flipped, len(fit0))
+                        flipped = (
+                            None
+                            if distinct is None
+                            else (distinct[0], 1 - distinct[1], distinct[2])
+                        )
+                        reverse = self._fitted(
+                            clone(spec),
+                            features,
+                            None if labels is None else 1 - labels,
+                            flipped,
+                            len(fit0),
+                        )
                         on0, on1, _ = scores(reverse)
                         scored.append((reverse, on1, on0, swapped))
                 for index, (fitted, scores_p, scores_q, weights) in enumerate(scored):
                     interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
                     if best[index][1] is None or value > best[index][0]:
-                        best[index] = (value, ScoreEvent(ModelScore(fitted, self.describe_row), interval))
-        if table is None:  # one coordinate's tails, intervals and exact values, which a fitted score can blur
+                        best[index] = (
+                            value,
+                            ScoreEvent(ModelScore(fitted, self.describe_row), interval),
+                        )
+        if (
+            table is None
+        ):  # one coordinate's tails, intervals and exact values, which a fitted score can blur
             for column in range(x0.shape[1]):
-                p, q = (x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1))
-                for index, (interval, value) in enumerate(_value_intervals(p, q, one_d, gammas, both, self.rare_share)):
+                p, q = (
+                    x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1)
+                )
+                for index, (interval, value) in enumerate(
+                    _value_intervals(p, q, one_d, gammas, both, self.rare_share)
+                ):
                     if value > best[index][0]:
-                        best[index] = (value, ScoreEvent(Coordinate(column, self.column_name(column)), interval))
+                        best[index] = (
+                            value,
+                            ScoreEvent(Coordinate(column, self.column_name(column)), interval),
+                        )
         return [(event, value) for value, event in best]
 
     def _fitted(self, model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
@@ -295,16 +372,27 @@ class HockeyStickTester(Tester):
                 # improving much sooner.
                 rows = slice(None)
                 if not isinstance(model, (PatternScore, MonotonePatternScore)):
-                    capped = min(first_side, self.model_fit_samples), min(len(features) - first_side, self.model_fit_samples)
+                    capped = (
+                        min(first_side, self.model_fit_samples),
+                        min(len(features) - first_side, self.model_fit_samples),
+                    )
                     rows = np.r_[: capped[0], first_side : first_side + capped[1]]
                 model.fit(features[rows], labels[rows])
         return model
 
-    def evaluate(self, event: ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, event: ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+    ) -> TestResult:
         """Certify the fitted event on held-out samples (never the ones it was fitted on)."""
         start = time.perf_counter()
         x0, x1 = paired_matrices(test0, test1)
-        result = self.certify_counts(event, (self.in_event(event, x0), len(x0)), (self.in_event(event, x1), len(x1)), claim, beta)
+        result = self.certify_counts(
+            event,
+            (self.in_event(event, x0), len(x0)),
+            (self.in_event(event, x1), len(x1)),
+            claim,
+            beta,
+        )
         return replace(result, seconds=time.perf_counter() - start)
 
     def in_event(self, event: ScoreEvent, samples: np.ndarray) -> int:
@@ -312,7 +400,9 @@ class HockeyStickTester(Tester):
         `evaluate` on outputs drawn, counted and discarded a chunk at a time."""
         return event.count(as_feature_matrix(self.features(samples), "samples"))
 
-    def certify_counts(self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float) -> TestResult:
+    def certify_counts(
+        self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
+    ) -> TestResult:
         """The certificate from held-out counts (k, n) of the event under P and under Q, so
         verification samples can be drawn and counted in chunks (any number of them)."""
         self.check_claim(claim)
@@ -356,13 +446,18 @@ class HockeyStickTester(Tester):
         )
 
     def _privacy_loss(self, claim: Claim) -> bool:
-        """Whether `claim` is certified as a privacy loss: pure DP under ``certificate="privacy_loss"``."""
-        return self.certificate == "privacy_loss" and isinstance(claim, ApproxDP) and claim.delta == 0
+        """Whether `claim` is certified as a privacy loss: pure DP under
+        ``certificate="privacy_loss"``."""
+        return (
+            self.certificate == "privacy_loss" and isinstance(claim, ApproxDP) and claim.delta == 0
+        )
 
-    def _certify_privacy_loss(self, event, counts_p, counts_q, claim: ApproxDP, beta: float) -> TestResult:
-        """Pure DP, ``certificate="privacy_loss"``: the event's privacy loss over both orders of the pair,
-        bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on the
-        event and ln((1 − q̂)/(1 − p̂)) on its complement."""
+    def _certify_privacy_loss(
+        self, event, counts_p, counts_q, claim: ApproxDP, beta: float
+    ) -> TestResult:
+        """Pure DP, ``certificate="privacy_loss"``: the event's privacy loss over both orders of the
+        pair, bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on
+        the event and ln((1 − q̂)/(1 − p̂)) on its complement."""
         (k_p, n_p), (k_q, n_q) = counts_p, counts_q
         bound = pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, beta)
         p_hat, q_hat = k_p / n_p, k_q / n_q
@@ -389,12 +484,17 @@ class HockeyStickTester(Tester):
         return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
 
     def score(self, result: TestResult) -> float:
-        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP under
-        ``certificate="privacy_loss"``: the joint bound), negative values kept (−∞ when p_lo ≤ δ), so the search ranks pairs and
-        directions by the ε they certify rather than by the hockey-stick divergence at the claim's ε."""
+        """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP
+        under ``certificate="privacy_loss"``: the joint bound), negative values kept (−∞ when p_lo ≤
+        δ), so the search ranks pairs and directions by the ε they certify rather than by the
+        hockey-stick divergence at the claim's ε."""
         if result.divergence == "privacy_loss":
             return result.bound
-        if self.objective != "epsilon" or not isinstance(result.claim, ApproxDP) or "p_lower" not in result.details:
+        if (
+            self.objective != "epsilon"
+            or not isinstance(result.claim, ApproxDP)
+            or "p_lower" not in result.details
+        ):
             return super().score(result)
         p_lo, q_hi, delta = result.details["p_lower"], result.details["q_upper"], result.claim.delta
         return math.log((p_lo - delta) / q_hi) if p_lo > delta and q_hi > 0 else -math.inf
@@ -408,15 +508,18 @@ class HockeyStickTester(Tester):
         if isinstance(claim, RenyiDP):
             return float(binary_renyi(p_lo, q_hi, claim.alpha))
         if isinstance(claim, ProfileClaim):
-            return max(p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in claim.profile_points())
+            return max(
+                p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in claim.profile_points()
+            )
         return p_lo - math.exp(claim.epsilon) * q_hi
 
     def detectable(self, result: TestResult) -> dict:
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
-        p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence
-        p* − e^ε q̂ on the event and as the privacy loss ln((p* − δ)/q̂) on it. A privacy-loss
-        result (pure DP, ``certificate="privacy_loss"``): the smallest plug-in loss on the event whose
-        count under P the joint bound would have certified above the claim, the count under Q held."""
+        p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence p* − e^ε q̂
+        on the event and as the privacy loss ln((p* − δ)/q̂) on it. A privacy-loss result (pure DP,
+        ``certificate="privacy_loss"``): the smallest plug-in loss on the event whose count under P
+        the joint bound would have certified above the claim, the count under Q held.
+        """
         if result.divergence == "privacy_loss":
             return _detectable_loss(result)
         if not isinstance(result.claim, ApproxDP) or "q_upper" not in result.details:
@@ -425,15 +528,29 @@ class HockeyStickTester(Tester):
         gamma, alpha = math.exp(claim.epsilon), result.beta / 2
         q_hat, q_hi = result.details["count_q"] / n_q, result.details["q_upper"]
         needed = claim.delta + gamma * q_hi
-        power = {"divergence": result.divergence, "claim_allows": claim.delta, "samples": int(min(n_p, n_q)), "epsilon": None}
+        power = {
+            "divergence": result.divergence,
+            "claim_allows": claim.delta,
+            "samples": int(min(n_p, n_q)),
+            "epsilon": None,
+        }
         if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
             return {**power, "value": math.inf}
-        p_star = bracketed_root(lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0)
+        p_star = bracketed_root(
+            lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0
+        )
         epsilon = math.log((p_star - claim.delta) / q_hat) if q_hat > 0 else None
         return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
 
     # -- internals -------------------------------------------------------------------------
-    def _selection_objective(self, claim: Claim, beta: float, eval_size: int | None, per_epsilon: bool = False, tail_scales: int = 1):
+    def _selection_objective(
+        self,
+        claim: Claim,
+        beta: float,
+        eval_size: int | None,
+        per_epsilon: bool = False,
+        tail_scales: int = 1,
+    ):
         """Training score of each candidate event: the bound it would certify (Wilson). For a
         privacy-profile claim the best over its ε grid of H_{e^ε} − δ(ε) (`per_epsilon`: the
         value at each grid point, one column each). `tail_scales`: see `_epsilon_objective`."""
@@ -442,14 +559,22 @@ class HockeyStickTester(Tester):
 
         def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
             if eval_size is not None:  # same proportions, held-out sample size
-                k_p, k_q, n_p, n_q = k_p * (eval_size / n_p), k_q * (eval_size / n_q), eval_size, eval_size
+                k_p, k_q, n_p, n_q = (
+                    k_p * (eval_size / n_p),
+                    k_q * (eval_size / n_q),
+                    eval_size,
+                    eval_size,
+                )
             p_lo, q_hi = wilson_lower(k_p, n_p, beta / 2), wilson_upper(k_q, n_q, beta / 2)
             if isinstance(claim, RenyiDP):
                 return binary_renyi(p_lo, q_hi, claim.alpha)
             if isinstance(claim, ProfileClaim):
                 points = claim.profile_points()
                 if per_epsilon:
-                    return np.stack([p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in points], axis=-1)
+                    return np.stack(
+                        [p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in points],
+                        axis=-1,
+                    )
                 best = np.full(np.shape(p_lo), -np.inf)
                 for epsilon, delta in points:  # a running maximum: O(candidates) memory
                     best = np.maximum(best, p_lo - math.exp(epsilon) * q_hi - delta)
@@ -459,7 +584,9 @@ class HockeyStickTester(Tester):
         return objective
 
 
-def _value_intervals(x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool, rare_share: float) -> list:
+def _value_intervals(
+    x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool, rare_share: float
+) -> list:
     """The best interval (or exact value) of 1-D values for (x_p, x_q), and with `both` for
     (x_q, x_p) after it, each with its objective value."""
     if both:
@@ -467,7 +594,13 @@ def _value_intervals(x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: 
     return [best_interval(x_p, x_q, objective, gammas, rare_share=rare_share)]
 
 
-def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail_scales: int = 1, exact_points: int = 16):
+def _epsilon_objective(
+    claim: ApproxDP,
+    beta: float,
+    eval_size: int | None,
+    tail_scales: int = 1,
+    exact_points: int = 16,
+):
     """``objective="epsilon"``: each candidate event's predicted held-out bound ln((p_lo − δ)/q_hi).
 
     The tails of 1-D outputs (scored as one candidate each) are predicted at β/2 over
@@ -510,7 +643,9 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
             return bounds
         lead = (k_p / n_p - k_q / n_q) / np.sqrt((k_p + 1) / n_p**2 + (k_q + 1) / n_q**2)
         for index in np.argsort(-lead, kind="stable")[:exact_points]:
-            bounds[index] = pure_dp_epsilon_lower(int(k_p[index]), n_p, int(k_q[index]), n_q, 2 * alpha)
+            bounds[index] = pure_dp_epsilon_lower(
+                int(k_p[index]), n_p, int(k_q[index]), n_q, 2 * alpha
+            )
         return bounds
 
     def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
@@ -529,12 +664,20 @@ def _epsilon_objective(claim: ApproxDP, beta: float, eval_size: int | None, tail
             # the held-out size: scaling the counts alone would trust a training count of 0 as
             # an exact 0, and a larger held-out sample would pick a lucky tiny event.
             n = eval_size
-            predicted = bound(wilson_lower(k_p, n_p, predicting) * n, n, wilson_upper(k_q, n_q, predicting) * n, n, beta / 2)
+            predicted = bound(
+                wilson_lower(k_p, n_p, predicting) * n,
+                n,
+                wilson_upper(k_q, n_q, predicting) * n,
+                n,
+                beta / 2,
+            )
             # Where no event is predicted a positive bound that way (a small effect on few
             # training samples), rank the events by their chance of a positive held-out bound
             # instead, mapped into (−1, 0) so that any positive prediction still wins: a search
             # then still tells the pairs apart (docs/decisions/0013-event-selection.md).
-            value = np.where(predicted > 0, predicted, -special.expit(-clearance(k_p, n_p, k_q, n_q, alpha)))
+            value = np.where(
+                predicted > 0, predicted, -special.expit(-clearance(k_p, n_p, k_q, n_q, alpha))
+            )
         if rare:
             # Point events (an exact value one side releases more often) have few outputs, often
             # none on one side, where the per-side prediction above is loosest: one predicts at
@@ -554,21 +697,31 @@ def _detectable_loss(result: TestResult) -> dict:
     ln(p*/q̂) on the event and ln((1 − q̂)/(1 − p*)) on its complement). An event that held no
     output under Q has an unbounded plug-in loss: the count needed is stated instead."""
     (n_p, n_q), k_q, claimed = result.num_samples, result.details["count_q"], result.threshold
-    power = {"divergence": result.divergence, "claim_allows": claimed, "samples": int(min(n_p, n_q)), "epsilon": None}
+    power = {
+        "divergence": result.divergence,
+        "claim_allows": claimed,
+        "samples": int(min(n_p, n_q)),
+        "epsilon": None,
+    }
 
     def certifies(k_p: int) -> bool:
         return pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, result.beta) > claimed
 
     if not certifies(n_p):
         return {**power, "value": math.inf}
-    low, high = min(int(k_q * n_p / n_q), n_p - 1), n_p  # certifies(high), and not certifies(low): a loss ≤ 0
+    # certifies(high), and not certifies(low): a loss ≤ 0
+    low, high = (
+        min(int(k_q * n_p / n_q), n_p - 1),
+        n_p,
+    )
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if certifies(middle) else (middle, high)
     if k_q == 0:
         return {**power, "value": None, "count_p_needed": high}
     p_star, q_hat = high / n_p, k_q / n_q
-    value = max(_log_ratio(p_star, q_hat), _log_ratio(1 - q_hat, 1 - p_star))  # as `estimate` in the result
+    # as `estimate` in the result
+    value = max(_log_ratio(p_star, q_hat), _log_ratio(1 - q_hat, 1 - p_star))
     return {**power, "value": value, "epsilon": value, "count_p_needed": high}
 
 

@@ -59,7 +59,9 @@ class MMDTester(Tester):
     claim_types = (ApproxDP,)
     directional = False  # the statistic h and the median bandwidth are symmetric in the two samples
 
-    def __init__(self, kernel: Literal["gaussian", "laplacian"] = "gaussian", bandwidth: float | None = None):
+    def __init__(
+        self, kernel: Literal["gaussian", "laplacian"] = "gaussian", bandwidth: float | None = None
+    ):
         self.kernel = kernel
         self.bandwidth = bandwidth
 
@@ -76,22 +78,31 @@ class MMDTester(Tester):
         return 2 * (gamma - 1 + 2 * claim.delta) / (gamma + 1)
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
-        """Every h_i = 2 (the sides never meet): mean 2, variance 0, minus Bernstein's range term."""
+        """Every h_i = 2 (the sides never meet): mean 2, variance 0, minus Bernstein's range
+        term."""
         pairs = samples // 2
         if pairs < 2:
             return 0.0
         return math.sqrt(max(2.0 - 7 * 4.0 * math.log(2 / beta) / (3 * (pairs - 1)), 0.0))
 
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> Kernel:
+    def fit(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ) -> Kernel:
         """The kernel, with its bandwidth from the median heuristic on training samples."""
         self.check_claim(claim)
         if self.bandwidth is not None:
             return Kernel(self.kernel, float(self.bandwidth))
         x0, x1 = paired_matrices(train0, train1)
         pooled = np.concatenate([x0, x1])
-        sample = pooled[rng.choice(len(pooled), size=min(_MEDIAN_SUBSAMPLE, len(pooled)), replace=False)]
+        sample = pooled[
+            rng.choice(len(pooled), size=min(_MEDIAN_SUBSAMPLE, len(pooled)), replace=False)
+        ]
         differences = sample[:, None, :] - sample[None, :, :]
-        norms = np.sqrt((differences**2).sum(-1)) if self.kernel == "gaussian" else np.abs(differences).sum(-1)
+        norms = (
+            np.sqrt((differences**2).sum(-1))
+            if self.kernel == "gaussian"
+            else np.abs(differences).sum(-1)
+        )
         distances = norms[np.triu_indices(len(sample), k=1)]
         positive = distances[distances > 0]
         bandwidth = float(np.median(positive)) if len(positive) else 1.0
@@ -120,7 +131,11 @@ class MMDTester(Tester):
             beta=beta,
             event=kernel.describe(),
             num_samples=(len(x), len(y)),
-            details={"pairs": m, "mmd_squared_lower": squared_lower, "mmd_squared_mean": float(h.mean())},
+            details={
+                "pairs": m,
+                "mmd_squared_lower": squared_lower,
+                "mmd_squared_mean": float(h.mean()),
+            },
             seconds=time.perf_counter() - start,
         )
 

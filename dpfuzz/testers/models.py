@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -40,15 +40,23 @@ class PatternScore(ClassifierMixin, BaseEstimator):
     patterns by likelihood ratio, the Neyman–Pearson order.
     """
 
-    def fit(self, features: np.ndarray, labels: np.ndarray, sample_weight: np.ndarray | None = None) -> "PatternScore":
+    def fit(
+        self, features: np.ndarray, labels: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> PatternScore:
         self.layout_ = integer_layout(features)
         keys = _row_keys(features, self.layout_)
         self.keys_, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         self.patterns_ = np.asarray(features, dtype=float)[first]
-        weights = np.ones(len(keys)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        weights = (
+            np.ones(len(keys)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        )
         positive = labels == 1
-        counts_p = np.bincount(inverse[positive], weights[positive], minlength=len(self.keys_)) + 0.5
-        counts_q = np.bincount(inverse[~positive], weights[~positive], minlength=len(self.keys_)) + 0.5
+        counts_p = (
+            np.bincount(inverse[positive], weights[positive], minlength=len(self.keys_)) + 0.5
+        )
+        counts_q = (
+            np.bincount(inverse[~positive], weights[~positive], minlength=len(self.keys_)) + 0.5
+        )
         self.scores_ = np.log(counts_p / counts_p.sum()) - np.log(counts_q / counts_q.sum())
         self.classes_ = np.array([0, 1])
         return self
@@ -77,9 +85,15 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
     def __init__(self, min_count: int = 100, prior_rows: float = 0.0):
         self.min_count, self.prior_rows = min_count, prior_rows
 
-    def fit(self, features: np.ndarray, labels: np.ndarray, sample_weight: np.ndarray | None = None) -> "MonotonePatternScore":
+    def fit(
+        self, features: np.ndarray, labels: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> MonotonePatternScore:
         features = np.asarray(features, dtype=float)
-        weights = np.ones(len(features)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        weights = (
+            np.ones(len(features))
+            if sample_weight is None
+            else np.asarray(sample_weight, dtype=float)
+        )
         self.integral_ = np.all(features == np.floor(features), axis=0)
         self.layout_ = integer_layout(_columns(features, self.integral_))
         keys, values = self._split(features)
@@ -87,12 +101,15 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         self.patterns_ = features[first][:, self.integral_]
         positive = labels == 1
         self.totals_ = weights[positive].sum(), weights[~positive].sum()
-        self.counts_ = [self._steps(values[rows], labels[rows], weights[rows]) for rows in _groups(inverse, len(self.keys_))]
+        self.counts_ = [
+            self._steps(values[rows], labels[rows], weights[rows])
+            for rows in _groups(inverse, len(self.keys_))
+        ]
         self.steps_ = self._scored_steps()
         self.classes_ = np.array([0, 1])
         return self
 
-    def smoothed(self, prior_rows: float) -> "MonotonePatternScore":
+    def smoothed(self, prior_rows: float) -> MonotonePatternScore:
         """A copy of this fitted model whose steps are scored with `prior_rows` pseudo-rows."""
         copied = copy.copy(self)
         copied.prior_rows = prior_rows
@@ -100,20 +117,25 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         return copied
 
     def _split(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's pattern key (integer columns; 0 without any) and released value (real columns summed)."""
-        values = features @ (~self.integral_).astype(float)  # 15× faster than summing the real columns' copy
+        """Each row's pattern key (integer columns; 0 without any) and released value (real columns
+        summed)."""
+        # 15× faster than summing the real columns' copy
+        values = features @ (~self.integral_).astype(float)
         if not self.integral_.any():
             return np.zeros(len(features)), values
         return _row_keys(_columns(features, self.integral_), self.layout_), values
 
     def _steps(self, values, labels, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(edges between steps in the value, each step's P and Q training weight) for one pattern's rows."""
+        """(edges between steps in the value, each step's P and Q training weight) for one pattern's
+        rows."""
         order = np.argsort(values, kind="stable")
         values, labels, weights = values[order], labels[order], weights[order]
         step = np.zeros(len(values), dtype=int)
         if weights.sum() >= self.min_count and values[0] < values[-1]:
             fits = [
-                IsotonicRegression(increasing=increasing).fit_transform(values, labels, sample_weight=weights)
+                IsotonicRegression(increasing=increasing).fit_transform(
+                    values, labels, sample_weight=weights
+                )
                 for increasing in (True, False)
             ]
             fitted = min(fits, key=lambda fit: np.sum(weights * (fit - labels) ** 2))
@@ -127,7 +149,10 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
 
     def _scored_steps(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """(edges, scores) of each pattern's steps, from their counts and `prior_rows`."""
-        return [(edges, self._step_scores(counts_p, counts_q)) for edges, counts_p, counts_q in self.counts_]
+        return [
+            (edges, self._step_scores(counts_p, counts_q))
+            for edges, counts_p, counts_q in self.counts_
+        ]
 
     def _step_scores(self, counts_p: np.ndarray, counts_q: np.ndarray) -> np.ndarray:
         """One pattern's step log-ratios from ½-smoothed counts, plus `prior_rows` pseudo-rows split
@@ -141,7 +166,9 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         keys, values = self._split(np.asarray(features, dtype=float))
         position, known = _lookup(self.keys_, keys)
         scores = np.zeros(len(keys))
-        for index, rows in enumerate(_groups(np.where(known, position, len(self.keys_)), len(self.keys_))):
+        for index, rows in enumerate(
+            _groups(np.where(known, position, len(self.keys_)), len(self.keys_))
+        ):
             edges, step_scores = self.steps_[index]
             scores[rows] = step_scores[np.searchsorted(edges, values[rows])]
         return scores
@@ -152,7 +179,9 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
         for pattern, (edges, scores) in zip(self.patterns_, self.steps_):
             bounds = np.r_[-np.inf, edges, np.inf]
             inside = interval.contains(scores)
-            found += [(scores[i], pattern, bounds[i], bounds[i + 1]) for i in np.flatnonzero(inside)]
+            found += [
+                (scores[i], pattern, bounds[i], bounds[i + 1]) for i in np.flatnonzero(inside)
+            ]
         return sorted(found, key=lambda cell: -abs(cell[0]))
 
 
@@ -215,14 +244,20 @@ def integer_layout(features: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None
     low, high = features.min(axis=0), features.max(axis=0)
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
         return None
-    if math.prod(float(span) for span in high - low + 1) >= 2**53 or not np.array_equal(features, np.floor(features)):
+    if math.prod(float(span) for span in high - low + 1) >= 2**53 or not np.array_equal(
+        features, np.floor(features)
+    ):
         return None
     return low, high
 
 
-def _row_keys(features: np.ndarray, layout: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def _row_keys(
+    features: np.ndarray, layout: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """One comparable scalar per row: its mixed-radix number under `layout` (−1 for a row outside
-    the layout's ranges or not integral, matching no fitted key), else the row's bytes as a numpy void."""
+    the layout's ranges or not integral, matching no fitted key), else the row's bytes as a numpy
+    void.
+    """
     features = np.asarray(features, dtype=float)
     if layout is not None:
         low, high = layout
@@ -239,8 +274,14 @@ def distinct_table(samples: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
     `integer_layout`. Counted by `np.bincount` where the layout has at most 2^24 rows (SVT6:
     1,024), else by `np.unique`."""
     # integer dtypes whose products with int64 stay int64 (not uint64) need no integrality check
-    integral = [sample.dtype.kind == "i" or (sample.dtype.kind == "u" and sample.dtype.itemsize < 8) for sample in samples]
-    layouts = [(sample.min(axis=0), sample.max(axis=0)) if whole else integer_layout(sample) for sample, whole in zip(samples, integral)]
+    integral = [
+        sample.dtype.kind == "i" or (sample.dtype.kind == "u" and sample.dtype.itemsize < 8)
+        for sample in samples
+    ]
+    layouts = [
+        (sample.min(axis=0), sample.max(axis=0)) if whole else integer_layout(sample)
+        for sample, whole in zip(samples, integral)
+    ]
     if any(layout is None for layout in layouts):
         return None
     low = np.min([layout[0] for layout in layouts], axis=0).astype(float)
@@ -250,8 +291,12 @@ def distinct_table(samples: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
         return None
     low, spans = low.astype(np.int64), (high - low + 1).astype(np.int64)
     radix = np.cumprod(np.r_[1, spans[:-1]])
-    # each row's mixed-radix number; int64 arithmetic wraps, so it is exact modulo 2^64, and the number fits
-    keys = [(sample if whole else sample.astype(np.int64)) @ radix - low @ radix for sample, whole in zip(samples, integral)]
+    # each row's mixed-radix number; int64 arithmetic wraps, so it is exact modulo 2^64, and the
+    # number fits
+    keys = [
+        (sample if whole else sample.astype(np.int64)) @ radix - low @ radix
+        for sample, whole in zip(samples, integral)
+    ]
     if size <= 2**24:
         present = np.zeros(int(size), dtype=bool)
         for sample_keys in keys:
@@ -261,7 +306,9 @@ def distinct_table(samples: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
         indices = [position[sample_keys] for sample_keys in keys]
     else:
         distinct, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-        indices = np.split(inverse.ravel(), np.cumsum([len(sample_keys) for sample_keys in keys])[:-1])
+        indices = np.split(
+            inverse.ravel(), np.cumsum([len(sample_keys) for sample_keys in keys])[:-1]
+        )
     rows = low + (distinct[:, None] // radix) % spans
     return rows.astype(float), indices
 
@@ -281,8 +328,9 @@ class DiscreteHalves:
     selection: tuple[np.ndarray, np.ndarray]
 
     @classmethod
-    def split(cls, x_p: np.ndarray, x_q: np.ndarray) -> "DiscreteHalves | None":
-        """The halves of `x_p` and `x_q`, or None when their rows are not integers (`distinct_table`)."""
+    def split(cls, x_p: np.ndarray, x_q: np.ndarray) -> DiscreteHalves | None:
+        """The halves of `x_p` and `x_q`, or None when their rows are not integers
+        (`distinct_table`)."""
         table = distinct_table([x_p, x_q])
         if table is None:
             return None
@@ -292,7 +340,9 @@ class DiscreteHalves:
         fit_counts = np.stack([counts[0][0], counts[1][0]])
         kept = fit_counts > 0
         fitting = (
-            np.concatenate([rows[kept[0]], rows[kept[1]]]), np.repeat([1, 0], kept.sum(axis=1)), fit_counts[kept].astype(float),
+            np.concatenate([rows[kept[0]], rows[kept[1]]]),
+            np.repeat([1, 0], kept.sum(axis=1)),
+            fit_counts[kept].astype(float),
         )
         return cls(rows, fitting, (counts[0][1], counts[1][1]))
 
@@ -303,7 +353,9 @@ def takes_weights(model: object) -> bool:
     return has_fit_parameter(final, "sample_weight")
 
 
-def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> bool:
+def fit_weighted(
+    model: object, features: np.ndarray, labels: np.ndarray, weights: np.ndarray
+) -> bool:
     """Fit `model` with sample weights (a pipeline's every step that takes them); False, and
     nothing fitted, when its final estimator takes none."""
     if not takes_weights(model):
@@ -312,12 +364,17 @@ def fit_weighted(model: object, features: np.ndarray, labels: np.ndarray, weight
     if not isinstance(model, Pipeline):
         model.fit(features, labels, sample_weight=weights)
         return True
-    routed = {f"{name}__sample_weight": weights for name, step in steps if has_fit_parameter(step, "sample_weight")}
+    routed = {
+        f"{name}__sample_weight": weights
+        for name, step in steps
+        if has_fit_parameter(step, "sample_weight")
+    }
     model.fit(features, labels, **routed)
     return True
 
 
-# Pipeline steps that ignore the labels, so a pipeline of them and a symmetric classifier is symmetric.
+# Pipeline steps that ignore the labels, so a pipeline of them and a symmetric classifier is
+# symmetric.
 _LABEL_FREE_STEPS = (FunctionTransformer, PolynomialFeatures, StandardScaler)
 
 
@@ -334,7 +391,9 @@ def negated(model: object) -> object | None:
     if isinstance(model, MonotonePatternScore):
         flipped = copy.copy(model)
         flipped.steps_ = [(edges, -scores) for edges, scores in model.steps_]
-        flipped.counts_ = [(edges, counts_q, counts_p) for edges, counts_p, counts_q in model.counts_]
+        flipped.counts_ = [
+            (edges, counts_q, counts_p) for edges, counts_p, counts_q in model.counts_
+        ]
         flipped.totals_ = model.totals_[::-1]
         return flipped
     steps = [step for _, step in model.steps] if isinstance(model, Pipeline) else [model]
@@ -376,7 +435,9 @@ def _logistic_decision(model: object, samples: np.ndarray) -> np.ndarray | None:
         return None
     expand, scaler, logistic = (step for _, step in model.steps)
     plain_scaler = isinstance(scaler, StandardScaler) and scaler.with_mean and scaler.with_std
-    if not (plain_scaler and isinstance(logistic, LogisticRegression) and logistic.coef_.shape[0] == 1):
+    if not (
+        plain_scaler and isinstance(logistic, LogisticRegression) and logistic.coef_.shape[0] == 1
+    ):
         return None
     weights = logistic.coef_[0] / scaler.scale_  # scale_ is 1 for constant features
     constant = logistic.intercept_[0] - weights @ scaler.mean_
@@ -430,12 +491,26 @@ class ModelScore:
 
     def _describe_cells(self, interval: Interval) -> str:
         cells = self.model.cells(interval)
-        shown = [f"{self.describe_row(pattern)} with value in ({low:.4g}, {high:.4g})" for _, pattern, low, high in cells[:3]]
+        shown = [
+            f"{self.describe_row(pattern)} with value in ({low:.4g}, {high:.4g})"
+            for _, pattern, low, high in cells[:3]
+        ]
         more = len(cells) - len(shown)
         listing = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
-        unseen = " or an output pattern not seen in training" if interval.contains(np.zeros(1))[0] else ""
-        smoothed = f", smoothed by {self.model.prior_rows:,.0f} pseudo-rows" if self.model.prior_rows else ""
-        return f"output in {{{listing}}}{unseen} (monotone pattern score{smoothed}: {interval.describe('score')})"
+        unseen = (
+            " or an output pattern not seen in training"
+            if interval.contains(np.zeros(1))[0]
+            else ""
+        )
+        smoothed = (
+            f", smoothed by {self.model.prior_rows:,.0f} pseudo-rows"
+            if self.model.prior_rows
+            else ""
+        )
+        return (
+            f"output in {{{listing}}}{unseen} (monotone pattern score{smoothed}:"
+            f" {interval.describe('score')})"
+        )
 
     def _describe_patterns(self, interval: Interval) -> str:
         inside = interval.contains(self.model.scores_)
@@ -444,7 +519,10 @@ class ModelScore:
         more = int(inside.sum()) - len(shown)
         listing = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
         unseen = " or an output not seen in training" if interval.contains(np.zeros(1))[0] else ""
-        return f"output pattern in {{{listing}}}{unseen} (patterns score: {interval.describe('score')})"
+        return (
+            f"output pattern in {{{listing}}}{unseen} (patterns score:"
+            f" {interval.describe('score')})"
+        )
 
 
 def _plain(value: float):
@@ -454,7 +532,9 @@ def _plain(value: float):
 def _model_name(model: object) -> str:
     if isinstance(model, Pipeline):
         steps = [type(step).__name__ for _, step in model.steps]
-        degree = next((step.degree for _, step in model.steps if isinstance(step, PolynomialFeatures)), 1)
+        degree = next(
+            (step.degree for _, step in model.steps if isinstance(step, PolynomialFeatures)), 1
+        )
         return f"{steps[-1]} (degree {degree})" if degree > 1 else steps[-1]
     return type(model).__name__
 
@@ -470,7 +550,8 @@ def _driving_coordinates(model: object, count: int = 3) -> list[int]:
         if isinstance(step, PolynomialFeatures):
             powers = step.powers_
         elif isinstance(step, FunctionTransformer) and step.func is coordinate_shapes:
-            powers = np.tile(np.eye(len(weights) // 3, dtype=int), (3, 1))  # x, x², |x| of each coordinate
+            # x, x², |x| of each coordinate
+            powers = np.tile(np.eye(len(weights) // 3, dtype=int), (3, 1))
         elif isinstance(step, StandardScaler):
             weights = weights * np.where(step.scale_ > 0, 1.0, 0.0)
     if powers is None:
@@ -511,7 +592,8 @@ def coordinate_shapes(features: np.ndarray) -> np.ndarray:
     wide outputs (e.g. SVT3's values, zero where no value is released)."""
     features = np.asarray(features, dtype=float)
     width = features.shape[1]
-    shapes = empty_array((len(features), 3 * width))  # filled in place: no temporaries of the matrix's size
+    # filled in place: no temporaries of the matrix's size
+    shapes = empty_array((len(features), 3 * width))
     shapes[:, :width] = features
     np.square(features, out=shapes[:, width : 2 * width])
     np.abs(features, out=shapes[:, 2 * width :])
@@ -522,26 +604,40 @@ def named_model(name: str, seed: int, width: int) -> object:
     """An unfitted scoring model by name: logistic, boosting, mlp, patterns or monotone."""
     if name == "logistic":  # quadratic boundaries (e.g. scale changes)
         # The scaler standardises in place the feature matrix the step before it has just built.
-        expand = PolynomialFeatures(2) if width <= MAX_QUADRATIC_WIDTH else FunctionTransformer(coordinate_shapes)
-        return make_pipeline(expand, BlockwiseScaler(copy=False), LogisticRegression(tol=1e-3, max_iter=100))
+        expand = (
+            PolynomialFeatures(2)
+            if width <= MAX_QUADRATIC_WIDTH
+            else FunctionTransformer(coordinate_shapes)
+        )
+        return make_pipeline(
+            expand, BlockwiseScaler(copy=False), LogisticRegression(tol=1e-3, max_iter=100)
+        )
     if name == "boosting":
         return HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=seed)
     if name == "mlp":
         return make_pipeline(
-            StandardScaler(), MLPClassifier(hidden_layer_sizes=(32, 32), max_iter=50, early_stopping=True, random_state=seed)
+            StandardScaler(),
+            MLPClassifier(
+                hidden_layer_sizes=(32, 32), max_iter=50, early_stopping=True, random_state=seed
+            ),
         )
     if name == "patterns":
         return PatternScore()
     if name == "monotone":
         return MonotonePatternScore()
-    raise InvalidArgument(f"unknown classifier {name!r}; use one of {MODEL_NAMES}, 'auto' or a scikit-learn classifier.")
+    raise InvalidArgument(
+        f"unknown classifier {name!r}; use one of {MODEL_NAMES}, 'auto' or a scikit-learn"
+        " classifier."
+    )
 
 
 def candidate_models(spec: str | object, features: np.ndarray, seed: int) -> list[object]:
-    """The unfitted models to try for `spec`: a name, a list of names or classifiers, or a classifier.
+    """The unfitted models to try for `spec`: a name, a list of names or classifiers, or a
+    classifier.
 
-    ``"auto"`` is patterns (for discrete outputs) or monotone (for mixed ones), and logistic. Boosting and the MLP are
-    stronger on some nonlinear boundaries but 10–20× slower to fit, so they are opt-in.
+    ``"auto"`` is patterns (for discrete outputs) or monotone (for mixed ones), and logistic.
+    Boosting and the MLP are stronger on some nonlinear boundaries but 10–20× slower to fit, so they
+    are opt-in.
     """
     if isinstance(spec, (list, tuple)):
         return [model for item in spec for model in candidate_models(item, features, seed)]
@@ -549,6 +645,8 @@ def candidate_models(spec: str | object, features: np.ndarray, seed: int) -> lis
         return [clone(spec)]
     width = features.shape[1]
     if spec == "auto":
-        names = (["patterns"] if is_discrete(features) else ["monotone"] if is_mixed(features) else []) + ["logistic"]
+        names = (
+            ["patterns"] if is_discrete(features) else ["monotone"] if is_mixed(features) else []
+        ) + ["logistic"]
         return [named_model(name, seed, width) for name in names]
     return [named_model(spec, seed, width)]

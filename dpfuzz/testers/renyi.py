@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.polynomial import chebyshev
@@ -75,7 +76,11 @@ class _Network:
     def _unpack(self, params: np.ndarray, width: int):
         h = self.hidden
         weights = params[: width * h].reshape(width, h)
-        bias, out, offset = params[width * h : width * h + h], params[width * h + h : width * h + 2 * h], params[-1]
+        bias, out, offset = (
+            params[width * h : width * h + h],
+            params[width * h + h : width * h + 2 * h],
+            params[-1],
+        )
         return weights, bias, out, offset
 
     def initial(self, width: int, rng: np.random.Generator) -> np.ndarray:
@@ -89,7 +94,9 @@ class _Network:
     def backward(self, params, inputs, hidden, upstream: np.ndarray) -> np.ndarray:
         weights, bias, out, offset = self._unpack(params, inputs.shape[1])
         d_hidden = np.outer(upstream, out) * (1 - hidden**2)
-        return np.concatenate([(inputs.T @ d_hidden).ravel(), d_hidden.sum(0), upstream @ hidden, [upstream.sum()]])
+        return np.concatenate(
+            [(inputs.T @ d_hidden).ravel(), d_hidden.sum(0), upstream @ hidden, [upstream.sum()]]
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,11 @@ class RenyiTester(Tester):
     claim_types = (RenyiDP, PureDP, ZeroConcentratedDP)
 
     def __init__(
-        self, alpha: float = 2.0, function: Literal["chebyshev", "network"] = "chebyshev", degree: int = 8, hidden: int = 8
+        self,
+        alpha: float = 2.0,
+        function: Literal["chebyshev", "network"] = "chebyshev",
+        degree: int = 8,
+        hidden: int = 8,
     ):
         self.alpha = alpha
         self.function = function
@@ -136,7 +147,8 @@ class RenyiTester(Tester):
         check_choice("function", self.function, ("chebyshev", "network"))
         if isinstance(claim, ApproxDP) and not isinstance(claim, PureDP):
             raise UnsupportedClaimError(
-                f"{self.name} refutes RenyiDP and PureDP claims, got {claim!r}; use 'hockey_stick' or 'mmd'."
+                f"{self.name} refutes RenyiDP and PureDP claims, got {claim!r}; use 'hockey_stick'"
+                " or 'mmd'."
             )
         super().check_claim(claim)
 
@@ -157,7 +169,9 @@ class RenyiTester(Tester):
         h0, h1 = np.full(1, bound_c), np.full(1, -bound_c)
         return max(_corrected_bound(h0, h1, alpha, bound_c, beta, samples, samples), 0.0)
 
-    def fit(self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None) -> DualFunction:
+    def fit(
+        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    ) -> DualFunction:
         """Fit h on training samples: its inputs, then its parameters for each C."""
         self.check_claim(claim)
         beta = check_beta(beta)
@@ -184,12 +198,18 @@ class RenyiTester(Tester):
         if self.function == "network":
             mean, std = pooled.mean(0), pooled.std(0)
             std = np.where(std > 0, std, 1.0)
-            return (lambda x: (x - mean) / std), _Network(self.hidden), f"network with {self.hidden} hidden units"
+            return (
+                (lambda x: (x - mean) / std),
+                _Network(self.hidden),
+                f"network with {self.hidden} hidden units",
+            )
         if x0.shape[1] == 1:
             statistic, source = (lambda x: x[:, 0]), "output"
         else:
             model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=200))
-            model.fit(pooled, np.concatenate([np.ones(len(x0), dtype=int), np.zeros(len(x1), dtype=int)]))
+            model.fit(
+                pooled, np.concatenate([np.ones(len(x0), dtype=int), np.zeros(len(x1), dtype=int)])
+            )
             statistic, source = (lambda x: classifier_score(model, x)), "logistic log-odds"
         values = statistic(pooled)
         centre = float(np.median(values))
@@ -202,7 +222,9 @@ class RenyiTester(Tester):
 
         return basis, _Chebyshev(), f"Chebyshev degree {degree} of squashed {source}"
 
-    def evaluate(self, function: DualFunction, test0, test1, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, function: DualFunction, test0, test1, claim: Claim, beta: float
+    ) -> TestResult:
         """The Chernoff-corrected dual on held-out samples."""
         start = time.perf_counter()
         self.check_claim(claim)
@@ -235,11 +257,16 @@ class RenyiTester(Tester):
 
 def _dual(h0: np.ndarray, h1: np.ndarray, alpha: float) -> float:
     """α/(α−1) · log mean e^{(α−1)h(P)} − log mean e^{αh(Q)}."""
-    return alpha / (alpha - 1) * np.log(np.mean(np.exp((alpha - 1) * h0))) - np.log(np.mean(np.exp(alpha * h1)))
+    return alpha / (alpha - 1) * np.log(np.mean(np.exp((alpha - 1) * h0))) - np.log(
+        np.mean(np.exp(alpha * h1))
+    )
 
 
-def _corrected_bound(h0, h1, alpha: float, bound_c: float, beta: float, n_p: int, n_q: int) -> float:
-    """The held-out dual minus the Chernoff correction (module docstring); −inf when n is too small."""
+def _corrected_bound(
+    h0, h1, alpha: float, bound_c: float, beta: float, n_p: int, n_q: int
+) -> float:
+    """The held-out dual minus the Chernoff correction (module docstring); −inf when n is too
+    small."""
     log_term = math.log(2 / beta)
     eta_u = math.sqrt(3 * math.exp(2 * (alpha - 1) * bound_c) * log_term / n_p)
     eta_v = math.sqrt(2 * math.exp(2 * alpha * bound_c) * log_term / n_q)
@@ -247,10 +274,19 @@ def _corrected_bound(h0, h1, alpha: float, bound_c: float, beta: float, n_p: int
         return -math.inf
     mean_u = np.mean(np.exp((alpha - 1) * h0))
     mean_v = np.mean(np.exp(alpha * h1))
-    return float(alpha / (alpha - 1) * math.log(mean_u / (1 + eta_u)) - math.log(mean_v / (1 - eta_v)))
+    return float(
+        alpha / (alpha - 1) * math.log(mean_u / (1 + eta_u)) - math.log(mean_v / (1 - eta_v))
+    )
 
 
-def _maximise_dual(family, inputs0: np.ndarray, inputs1: np.ndarray, alpha: float, bound_c: float, start: np.ndarray):
+def _maximise_dual(
+    family,
+    inputs0: np.ndarray,
+    inputs1: np.ndarray,
+    alpha: float,
+    bound_c: float,
+    start: np.ndarray,
+):
     """Parameters maximising the empirical dual of h = C·tanh(a) (L-BFGS, exact gradient)."""
 
     def negative_dual(params: np.ndarray) -> tuple[float, np.ndarray]:
@@ -263,8 +299,12 @@ def _maximise_dual(family, inputs0: np.ndarray, inputs1: np.ndarray, alpha: floa
         # dF/da per sample: α/(α−1)·(α−1)C(1 − t²)w/Σw for P, −αC(1 − t²)w/Σw for Q.
         upstream0 = alpha * bound_c * (1 - t0**2) * w0 / w0.sum()
         upstream1 = -alpha * bound_c * (1 - t1**2) * w1 / w1.sum()
-        gradient = family.backward(params, inputs0, cache0, upstream0) + family.backward(params, inputs1, cache1, upstream1)
+        gradient = family.backward(params, inputs0, cache0, upstream0) + family.backward(
+            params, inputs1, cache1, upstream1
+        )
         return -value, -gradient
 
-    result = optimize.minimize(negative_dual, start, jac=True, method="L-BFGS-B", options={"maxiter": 200})
+    result = optimize.minimize(
+        negative_dual, start, jac=True, method="L-BFGS-B", options={"maxiter": 200}
+    )
     return result.x
