@@ -85,11 +85,14 @@ def audit(
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
     check_memory(settings)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
+    policy = policy or AuditPolicy()
+    # a call that hangs ends an audit given no time at all, and the report says which call
+    default_timeout = settings.call_timeout is None and settings.max_seconds is None
     budget = Budget(
         mechanism,
         settings.max_draws or fixed_total,
         settings.max_seconds,
-        call_timeout=settings.call_timeout,
+        call_timeout=policy.default_call_timeout if default_timeout else settings.call_timeout,
     )
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
     check_max_draws(settings, run.policy)
@@ -109,7 +112,8 @@ def audit(
             run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed
         )
     except MechanismTooSlow as slow:
-        return too_slow_report(run, settings, str(slow))
+        default = " (the default: AuditPolicy.default_call_timeout)" if default_timeout else ""
+        return too_slow_report(run, settings, str(slow) + default)
 
 
 TRIAL_BYTES = 4096  # memory one search trial's record keeps (pair, two results), at most

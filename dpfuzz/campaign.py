@@ -45,14 +45,22 @@ import json
 import time
 import tomllib
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dpfuzz.cluster import WORKER_WAIT
-from dpfuzz.errors import ConfigError, DPFuzzError, LibraryMissing, TargetBuildError
+from dpfuzz.errors import (
+    ClusterLost,
+    ConfigError,
+    DPFuzzError,
+    InvalidArgument,
+    LibraryMissing,
+    TargetBuildError,
+)
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
-from dpfuzz.validation import check_choice, check_keys, unknown_keys
+from dpfuzz.validation import check_choice, check_keys, check_seconds, unknown_keys
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
@@ -321,25 +329,47 @@ def catalogue_targets() -> list[Target]:
 
 def load_config(path: str | Path | None) -> CampaignConfig:
     """The config in a TOML file, or the default (whole catalogue); validated before returning."""
-    if (
-        path is None
-    ):  # the catalogue's (ε, δ) entries need more outputs than the default budget's to test δ
-        # 0025
+    if path is None:
+        # the catalogue's (ε, δ) entries need more outputs than the default budget's to test δ
+        # (0025)
         config = CampaignConfig(
             targets=tuple(catalogue_targets()), budget="default", allow_inconclusive=True
         )
     else:
-        try:
-            data = tomllib.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"config file {str(path)!r} does not exist.") from None
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"config file {str(path)!r} is not valid TOML: {error}") from None
+        data = _read_toml(Path(path))
         config, problems = _parse(data)
         validate(config, str(path), problems)
         return config
     validate(config, "the default campaign")
     return config
+
+
+# A campaign config larger than this is not a config (a device, a log named by mistake).
+LARGEST_CONFIG = 10 * 2**20
+
+
+def _read_toml(path: Path) -> dict:
+    """The TOML document in the regular file `path`, or a `ConfigError` that says why not."""
+    name = repr(str(path))
+    if not path.exists():
+        raise ConfigError(f"config file {name} does not exist.")
+    if not path.is_file():
+        raise ConfigError(f"config file {name} is not a regular file; give a TOML file.")
+    try:
+        with path.open("rb") as file:
+            raw = file.read(LARGEST_CONFIG + 1)
+    except OSError as error:
+        raise ConfigError(f"config file {name} cannot be read: {error.strerror}.") from None
+    if len(raw) > LARGEST_CONFIG:
+        raise ConfigError(
+            f"config file {name} is over {LARGEST_CONFIG // 2**20} MiB: not a config."
+        )
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config file {name} is not UTF-8 text ({error.reason}).") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config file {name} is not valid TOML: {error}") from None
 
 
 def _is_table(value) -> bool:
@@ -362,7 +392,7 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     ]
     targets: list[Target] = []
     raw_targets = data.get("target", [])
-    if not isinstance(raw_targets, list):
+    if not isinstance(raw_targets, list) or not all(isinstance(t, dict) for t in raw_targets):
         problems.append("'target' must be an array of tables: write [[target]] (two brackets)")
         raw_targets = []
     for index, raw in enumerate(raw_targets, start=1):
@@ -444,8 +474,10 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
         problems.append(f"allow_inconclusive must be true or false, got {allow!r}")
         allow = False
     timeout = data.get("audit_timeout", AUDIT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        problems.append(f"audit_timeout must be a positive number of seconds, got {timeout!r}")
+    try:
+        check_seconds("audit_timeout", timeout)
+    except InvalidArgument as error:
+        problems.append(str(error).rstrip("."))
         timeout = AUDIT_TIMEOUT
     config = CampaignConfig(
         _distinct_names(targets),
@@ -622,13 +654,17 @@ def run_campaign(
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())
     finished = len(done)
-    for key, summary, report in _execute(
-        pending, workers, scheduler, config.audit_timeout, worker_wait
-    ):
-        store.record(run_id, key, summary, report)
-        finished += 1
-        if on_result is not None:
-            on_result(summary, finished, total)
+    try:
+        for key, summary, report in _execute(
+            pending, workers, scheduler, config.audit_timeout, worker_wait
+        ):
+            store.record(run_id, key, summary, report)
+            finished += 1
+            if on_result is not None:
+                on_result(summary, finished, total)
+    except ClusterLost as lost:
+        lost.run_id = run_id
+        raise
     return run_id
 
 
@@ -659,11 +695,13 @@ def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> tuple[str, dict
 def _execute_dask(
     specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float
 ) -> Iterable[tuple]:
-    """Each audit a Dask task that runs it isolated; a task whose worker died is that audit's
-    ``crashed`` outcome."""
+    """Each audit a Dask task that runs it isolated (`run_in_subprocess`, which turns what the
+    mechanism does into the audit's outcome). A task that ends without a result (its worker
+    died, the scheduler was lost) is the cluster's failure, not the audit's: it stays pending,
+    and `ClusterLost` says how many once the results that did arrive are passed on."""
     from dpfuzz.cluster import dask_client
-    from dpfuzz.isolation import failed
 
+    lost: list[str] = []
     with dask_client(scheduler, worker_wait) as client:
         from dask.distributed import as_completed as dask_completed
 
@@ -671,18 +709,21 @@ def _execute_dask(
             client.submit(run_isolated_audit, spec, audit_timeout, pure=False, retries=0): spec
             for spec in specs
         }
-        started = time.monotonic()
         try:
             for future in dask_completed(futures):
                 try:
-                    yield future.result()
-                # the worker running it died (KilledWorker), or the task was lost
-                except Exception as error:
-                    yield failed(
-                        futures[future],
-                        "crashed",
-                        f"the Dask task ended without a result: {type(error).__name__}: {error}",
-                        time.monotonic() - started,
-                    )
+                    result = future.result()
+                except Exception as error:  # KilledWorker, CancelledError, a lost connection
+                    lost.append(f"{type(error).__name__}: {error}")
+                    continue
+                yield result
+        except (OSError, TimeoutError) as error:  # the scheduler's connection, while waiting
+            lost.append(f"{type(error).__name__}: {error}")
         finally:
-            client.cancel(list(futures))
+            with suppress(Exception):  # the scheduler may be gone
+                client.cancel(list(futures))
+    if lost:
+        raise ClusterLost(
+            f"the Dask cluster ended {len(lost)} of {len(specs)} audits without a result"
+            f" ({lost[0]}); they stay pending"
+        )

@@ -95,6 +95,30 @@ def failure_text(failure: dict) -> str:
     )
 
 
+def verdict_sentence(run: dict, summaries: list[dict], missing: str | None) -> str:
+    """The run's result in one sentence, the one a manager reads first."""
+    failed = failures(summaries, run["config"].get("allow_inconclusive", False))
+    if not failed and not missing:
+        return f"Passes: all {len(summaries)} audits behave as documented."
+    reasons = [f"{count} {name}" for name, count in sorted(counts(failed).items())]
+    if missing:
+        reasons.append("the run is incomplete")
+    return f"Fails because {', '.join(reasons)} (listed below)."
+
+
+def run_time(run: dict, last_finished: str | None) -> str:
+    """The run's start and how long it took to its last stored audit, in words."""
+    from datetime import datetime
+
+    try:
+        seconds = (
+            datetime.fromisoformat(str(last_finished)) - datetime.fromisoformat(run["started"])
+        ).total_seconds()
+    except (ValueError, TypeError, KeyError):
+        return f"started {run.get('started')}"
+    return f"started {run['started']}, {seconds / 60:.1f} min to its last stored audit"
+
+
 def counts(summaries: list[dict]) -> dict[str, int]:
     result: dict[str, int] = {}
     for summary in summaries:
@@ -189,23 +213,32 @@ _HEADER = [
 ]
 
 
+def _md(value: object) -> str:
+    """`value` as Markdown text: no HTML (a results database is data), no table break."""
+    return html.escape(str(value), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
 def markdown(
     run: dict, summaries: list[dict], changes: list[dict] | None = None, missing: str | None = None
 ) -> str:
-    tally = ", ".join(f"{count} {name}" for name, count in sorted(counts(summaries).items()))
+    tally = ", ".join(f"{count} {_md(name)}" for name, count in sorted(counts(summaries).items()))
+    config = run["config"]
     lines = [
-        f"# dpfuzz campaign run {run['run_id']}",
+        f"# dpfuzz campaign run {_md(run['run_id'])}",
         "",
-        f"Started {run['started']}; {len(summaries)} audits: {tally}.",
-        f"Budget {run['config']['budget']}, β = {run['config'].get('beta', '?')} per audit.",
+        f"**{_md(verdict_sentence(run, summaries, missing))}**",
         "",
-        *([f"**Incomplete:** {missing}.", ""] if missing else []),
+        f"Started {_md(run['started'])}; {len(summaries)} audits: {tally}.",
+        f"Budget {_md(config['budget'])}, β = {_md(config.get('beta', '?'))} per audit.",
+        "",
+        *([f"**Incomplete:** {_md(missing)}.", ""] if missing else []),
     ]
     lines += [
-        f"- **{failure['outcome']}**: {failure_text(failure)}" for failure in failures(summaries)
+        f"- **{_md(failure['outcome'])}**: {_md(failure_text(failure))}"
+        for failure in failures(summaries)
     ]
     lines += [
-        f"- skipped: {s['target']}: {s.get('error', '')}"
+        f"- skipped: {_md(s['target'])}: {_md(s.get('error', ''))}"
         for s in summaries
         if s.get("outcome") == "skipped"
     ]
@@ -213,14 +246,14 @@ def markdown(
         "",
         "| " + " | ".join(_HEADER) + " |",
         "|" + "---|" * len(_HEADER),
-        *("| " + " | ".join(row) + " |" for row in _rows(ordered(summaries))),
+        *("| " + " | ".join(_md(cell) for cell in row) + " |" for row in _rows(ordered(summaries))),
         "",
     ]
     if changes is not None:
         lines += ["", "## Changes", ""] + (
             [
-                f"- {c['target']}: {(c['before'] or {}).get('outcome', 'absent')} (ε ≥"
-                f" {_eps(c['before'])}) → {(c['after'] or {}).get('outcome', 'absent')} (ε ≥"
+                f"- {_md(c['target'])}: {_md((c['before'] or {}).get('outcome', 'absent'))} (ε ≥"
+                f" {_eps(c['before'])}) → {_md((c['after'] or {}).get('outcome', 'absent'))} (ε ≥"
                 f" {_eps(c['after'])})"
                 for c in changes
             ]
@@ -244,7 +277,7 @@ def _is_renyi(summary: dict) -> bool:
     return summary.get("claim_type") == "RenyiDP" or "RDP" in summary.get("claim", "")
 
 
-def plots(summaries: list[dict], reports: dict[str, dict]) -> dict[str, str]:
+def plots(summaries: list[dict]) -> dict[str, str]:
     """The certified ε against the claim, one panel per kind of ε, as base64 PNGs; empty without
     matplotlib (``pip install 'dpfuzz[report]'``)."""
     try:
@@ -352,18 +385,19 @@ def _png(figure, plt) -> str:
 def html_page(
     run: dict,
     summaries: list[dict],
-    reports: dict[str, dict],
+    reported: set[str],
     changes: list[dict] | None = None,
     missing: str | None = None,
+    last_finished: str | None = None,
 ) -> str:
-    """A self-contained page; a small script marks `data-plots-rendered` and `data-errors` on
-    load."""
+    """A self-contained page: the run's verdict in one sentence, what failed and why, plots, the
+    table; a small script marks `data-plots-rendered` and `data-errors` on load."""
     escape = html.escape
     body_rows = []
     for summary, row in zip(ordered(summaries), _rows(ordered(summaries))):
         colour = _COLOURS.get(summary["outcome"], "#57606a")
         cells = [f"<td>{escape(cell)}</td>" for cell in row]
-        if summary["key"] in reports:
+        if summary["key"] in reported:
             stem = audit_stem(summary["key"])
             cells[0] = (
                 f'<td><a href="audits/{stem}.html">{escape(row[0])}</a> (<a'
@@ -374,7 +408,7 @@ def html_page(
             f'<td style="color:{colour};font-weight:600" title="{title}">{escape(row[3])}</td>'
         )
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
-    images = plots(summaries, reports)
+    images = plots(summaries)
     figures = (
         "".join(
             f'<figure><img alt="{escape(name)} plot" src="data:image/png;base64,{data}"></figure>'
@@ -395,15 +429,28 @@ def html_page(
         items = items or "<li>No changes: every audit has the same verdict.</li>"
         change_list = f"<h2>Changes</h2><ul>{items}</ul>"
     budget = escape(str(run["config"]["budget"]))
+    run_id, beta = escape(str(run["run_id"])), escape(str(run["config"].get("beta", "?")))
     incomplete = (
         f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>'
         if missing
         else ""
     )
     header = "".join(f"<th>{escape(h)}</th>" for h in _HEADER)
+    verdict = verdict_sentence(run, summaries, missing)
+    verdict_colour = "#1a7f37" if verdict.startswith("Passes") else "#cf222e"
+    failed = failures(summaries, run["config"].get("allow_inconclusive", False))
+    failing_list = (
+        "<ul>"
+        + "".join(
+            f"<li><b>{escape(f['outcome'])}</b>: {escape(failure_text(f))}</li>" for f in failed
+        )
+        + "</ul>"
+        if failed
+        else ""
+    )
     glossary = "".join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run["run_id"]}</title>
+<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run_id}</title>
 <style>
 body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}}
 table{{border-collapse:collapse;font-size:14px}}
@@ -412,9 +459,11 @@ figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
 dt{{font-weight:600;margin-top:.4rem}}
 </style></head>
 <body>
-<h1>dpfuzz campaign run {run["run_id"]}</h1>
-<p>Started {escape(run["started"])}; {len(summaries)} audits: {tally}. Budget {budget},
-β = {run["config"]["beta"]} per audit.</p>
+<h1>dpfuzz campaign run {run_id}</h1>
+<p style="font-size:1.2rem;font-weight:600;color:{verdict_colour}">{escape(verdict)}</p>
+{failing_list}
+<p>{len(summaries)} audits: {tally}. Budget {budget}, β = {beta} per audit.
+{escape(run_time(run, last_finished))}; dpfuzz {escape(_version())}.</p>
 {incomplete}
 {figures}
 <table><thead><tr>{header}</tr></thead>
@@ -459,16 +508,16 @@ def write_reports(
     stem = f"run-{run['run_id']}" + ("" if compare_with is None else f"-vs-{compare_with}")
     paths = [out / f"{stem}.md", out / f"{stem}.html"]
     write_atomically(paths[0], markdown(run, summaries, changes, missing))
-    reports = store.reports(run["run_id"])
-    write_atomically(paths[1], html_page(run, summaries, reports, changes, missing))
     audits = out / "audits"
     audits.mkdir(exist_ok=True)
-    back = f'<body><p><a href="../{paths[1].name}">← campaign run {run["run_id"]}</a></p>'
-    for key, report in reports.items():
+    back = f'<p><a href="../{paths[1].name}">← campaign run {int(run["run_id"])}</a></p>'
+    for key, report in store.each_report(run["run_id"]):
         page = report.pop("html", None)
         write_atomically(audits / f"{audit_stem(key)}.json", json.dumps(report, indent=2))
         if page is not None:
-            write_atomically(audits / f"{audit_stem(key)}.html", page.replace("<body>", back, 1))
+            write_atomically(audits / f"{audit_stem(key)}.html", inert(str(page), back))
+    reported, last = store.report_keys(run["run_id"]), store.last_finished(run["run_id"])
+    write_atomically(paths[1], html_page(run, summaries, reported, changes, missing, last))
     failing = failures(
         summaries, allow_inconclusive or run["config"].get("allow_inconclusive", False)
     )
@@ -477,6 +526,31 @@ def write_reports(
         if missing
         else []
     )
+
+
+# Prepended to each audit's stored page: a results database is data, and whatever it holds, no
+# script in it runs and nothing is fetched (images are inline). The browser applies the first
+# policy it reads, so the stored page cannot loosen it.
+_INERT = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta'
+    ' http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:;'
+    " style-src 'unsafe-inline'\"></head><body>"
+)
+
+
+def inert(page: str, header: str) -> str:
+    """An audit's stored HTML `page` under a policy that runs no script and loads nothing, with
+    `header` (a link back) above it."""
+    return _INERT + header + page
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpfuzz")
+    except PackageNotFoundError:  # a source tree that is not installed
+        return "(not installed)"
 
 
 def missing_audits(run: dict, summaries: list[dict]) -> str | None:

@@ -44,7 +44,7 @@ def _epsilon(value: object) -> float:
             " could refute such a claim (that needs an event more than e^700 times likelier on one"
             " dataset). Audit a smaller epsilon."
         )
-    return epsilon
+    return epsilon + 0.0  # -0.0 is 0.0 ("0-DP", not "-0-DP")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ Exit status, as CI gates use it: 0 when everything passed; 1 when an audit refut
 declared a known bug (a target whose truth is "violates"), misses a known bug, errs, or is
 inconclusive (``--allow-inconclusive`` or a campaign's ``allow_inconclusive = true``: not) — for
 ``audit``, ``campaign run`` and ``report`` alike (``--exit-zero``: 0 whenever the command ran);
-2 for bad input (the message names it).
+2 for bad input (the message names it). A mechanism that raises, or whose call outlasts
+``call_timeout``, makes the audit err: status 1, as in a campaign.
 Only dpfuzz's own errors are reported as bad input: anything else is a bug and shows its traceback.
 """
 
@@ -57,12 +58,15 @@ DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the command's own usage, and the option meant (argparse exits with status 2)
+        _command_parser(parser, args).error(_unrecognized(unknown, _command_parser(parser, args)))
     args.argv = argv
     from rich.console import Console
     from rich.markup import escape
 
-    from dpfuzz.errors import DPFuzzError
+    from dpfuzz.errors import DPFuzzError, MechanismError
 
     # Wide enough for the catalogue table when the output is a file or a pipe.
     console = (
@@ -77,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         Console(stderr=True, emoji=False).print(
             f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True
         )
+        if isinstance(error, MechanismError):  # the audit erred, as a campaign's would: 1
+            return 0 if getattr(args, "exit_zero", False) else 1
         return 2
     except KeyboardInterrupt:
         with _signals_ignored():  # a second Ctrl-C does not cut the message short
@@ -84,6 +90,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 getattr(args, "interrupted", "interrupted."), highlight=False, soft_wrap=True
             )
         return 130
+
+
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """The parser of the (sub)command `args` were parsed for: ``campaign run``'s, not dpfuzz's."""
+    while True:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = getattr(args, actions[0].dest, None) if actions else None
+        if chosen is None or chosen not in actions[0].choices:
+            return parser
+        parser = actions[0].choices[chosen]
+
+
+def _unrecognized(unknown: list[str], parser: argparse.ArgumentParser) -> str:
+    """argparse's message for `unknown` arguments, with the closest option of `parser`."""
+    import difflib
+
+    options = [option for action in parser._actions for option in action.option_strings]
+    flags = [word.split("=")[0] for word in unknown if word.startswith("--")]
+    close = [difflib.get_close_matches(flag, options, n=1, cutoff=0.7) for flag in flags]
+    hints = "".join(f" Did you mean {match[0]}?" for match in close if match)
+    return f"unrecognized arguments: {' '.join(unknown)}.{hints}"
 
 
 @contextmanager
@@ -404,10 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=Path, help="report folder (default: RESULTS/reports)")
     report.add_argument(
         "--compare",
-        nargs=2,
+        nargs="*",
         type=int,
-        metavar=("RUN_A", "RUN_B"),
-        help="what changed from RUN_A to RUN_B",
+        metavar="RUN",
+        help=(
+            "what changed from RUN_A to RUN_B; with one run, from it to the latest; with none,"
+            " from the run before the latest"
+        ),
     )
     report.add_argument(
         "--exit-zero", action="store_true", help="exit with status 0 even when audits fail"
@@ -449,6 +479,7 @@ def _audit_command(args: argparse.Namespace, console) -> int:
             " drop it (--exit-zero asks for status 0 instead).",
             file=sys.stderr,
         )
+    _check_report_paths(args)
     target = resolve_target(args)
     options = {
         name: getattr(args, name) for name in SETTINGS_FLAGS if getattr(args, name) is not None
@@ -474,14 +505,15 @@ def _audit_command(args: argparse.Namespace, console) -> int:
         else:
             # a log (CI): a progress line at most every PROGRESS_SECONDS, so a slow audit shows
             # it is alive
-            report = audit(
-                target.mechanism,
-                target.claim,
-                target.domain,
-                settings,
-                progress=_every(PROGRESS_SECONDS, console),
-                dask_client=client,
-            )
+            with _every(PROGRESS_SECONDS, console) as show:
+                report = audit(
+                    target.mechanism,
+                    target.claim,
+                    target.domain,
+                    settings,
+                    progress=show,
+                    dask_client=client,
+                )
     report = _with_reproduce(report, _reproduce_command(args.argv, args.seed is None, report.seed))
     style = {"violated": "bold red", "inconclusive": "bold yellow"}.get(
         report.verdict.value, "bold green"
@@ -499,19 +531,54 @@ def _audit_command(args: argparse.Namespace, console) -> int:
 PROGRESS_SECONDS = 15.0
 
 
+@contextmanager
 def _every(seconds: float, console):
     """A progress callback that prints at most one line per `seconds` (the first after
-    `seconds`)."""
+    `seconds`), and, while no progress comes (a call that takes long), a line every `seconds`
+    naming the stage it waits in and for how long."""
+    import threading
     import time
 
-    last = [time.perf_counter()]
+    state = {
+        "printed": time.monotonic(),
+        "text": "probing the mechanism",
+        "since": time.monotonic(),
+    }
 
     def show(text: str) -> None:
-        if time.perf_counter() - last[0] >= seconds:
-            last[0] = time.perf_counter()
+        state["text"], state["since"] = text, time.monotonic()
+        if time.monotonic() - state["printed"] >= seconds:
+            state["printed"] = time.monotonic()
             console.print(f"  … {text}", markup=False, highlight=False)
 
-    return show
+    done = threading.Event()
+
+    def heartbeat() -> None:
+        while not done.wait(seconds):
+            waited = time.monotonic() - state["since"]
+            if waited >= seconds and time.monotonic() - state["printed"] >= seconds:
+                state["printed"] = time.monotonic()
+                console.print(
+                    f"  … waiting on the mechanism for {waited:.0f} s at: {state['text']}",
+                    markup=False,
+                    highlight=False,
+                )
+
+    if seconds > 0:
+        threading.Thread(target=heartbeat, daemon=True).start()
+    try:
+        yield show
+    finally:
+        done.set()
+
+
+def _check_report_paths(args: argparse.Namespace) -> None:
+    """Refuse, before any draw, a --json or --html path no report could be written to."""
+    from dpfuzz.files import check_writable_file
+
+    for flag in ("json", "html"):
+        if getattr(args, flag, None) is not None:
+            check_writable_file(getattr(args, flag), f"--{flag}")
 
 
 def _write_reports(console, reports) -> None:
@@ -646,6 +713,7 @@ def _estimate_command(args: argparse.Namespace, console) -> int:
     from dpfuzz.estimation import estimate_epsilon
     from dpfuzz.targets import lookup, resolve
 
+    _check_report_paths(args)
     claimed = {} if args.epsilon is None else {"epsilon": args.epsilon}
     params = dict(_parse_param(text) for text in args.param)
     # the claim is not used
@@ -718,13 +786,21 @@ def _nothing():
 def _campaign_command(args: argparse.Namespace, console) -> int:
     import signal
 
+    from rich.markup import escape as escape_markup
+
     from dpfuzz.campaign import CampaignConfig, load_config, run_campaign, validate
-    from dpfuzz.errors import ConfigError
+    from dpfuzz.errors import ClusterLost, ConfigError
+    from dpfuzz.files import check_writable_folder
     from dpfuzz.store import ResultsStore
 
     # a kill ends the run as Ctrl-C does: workers stopped, the resume hint
     signal.signal(signal.SIGTERM, _stop)
+    args.workers = _worker_count(args.workers, console)
 
+    if args.retry_failed and args.resume is None:
+        raise ConfigError(
+            "--retry-failed runs a stored run's failed audits again: give it with --resume."
+        )
     if args.resume is not None and not (args.results / "results.db").exists():
         raise ConfigError(
             f"--resume: no results database in {args.results}; pass the --results folder of the"
@@ -756,7 +832,10 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
             )
     else:  # the config is checked before a results folder is made
         config, run_id = load_config(args.config), None
+        check_writable_folder(args.results, "--results")
         store = ResultsStore(args.results / "results.db")
+    if not args.no_report:
+        check_writable_folder(args.results / "reports", "the reports folder")
     total = len(config.audits())
     console.print(
         f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}"
@@ -773,22 +852,32 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         f" {' '.join(resume)}"
     )
     stored = 0 if run_id is None else len(store.finished_keys(run_id))
+    lost = None
     with _Progress(console, total, stored) as advance:
-        run_id = run_campaign(
-            config,
-            store,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            run_id=run_id,
-            on_result=advance,
-        )
+        try:
+            run_id = run_campaign(
+                config,
+                store,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                run_id=run_id,
+                on_result=advance,
+            )
+        except ClusterLost as error:
+            lost, run_id = error, error.run_id
     from dpfuzz.campaign_report import counts, failures
 
     tally = ", ".join(
         f"{count} {outcome}" for outcome, count in sorted(counts(store.summaries(run_id)).items())
     )
     resumed = f" ({stored} of them stored before this resume)" if stored else ""
-    console.print(f"run {run_id} finished: {tally or 'no audits'}{resumed}")
+    if lost is not None:
+        console.print(
+            f"[bold red]run {run_id} incomplete:[/] {escape_markup(str(lost))}: finish it with"
+            f" {' '.join(resume)}"
+        )
+    else:
+        console.print(f"run {run_id} finished: {tally or 'no audits'}{resumed}")
     if args.no_report:
         status = (
             1
@@ -801,7 +890,31 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         status = _write_report(
             store, run_id, args.results / "reports", None, console, args.allow_inconclusive
         )
+    if lost is not None:
+        status = 1
     return 0 if args.exit_zero else status
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (a newline, a terminal's escape codes) shown as escapes:
+    names from a config or a results database cannot forge lines on the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def _worker_count(workers: int, console) -> int:
+    """`--workers`, at least 1 and at most this machine's cores (each worker runs audits that
+    use a core; more only share them and multiply memory)."""
+    import os
+
+    from dpfuzz.errors import ConfigError
+
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}.")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if workers > (cores or 1):
+        console.print(f"--workers {workers}: this machine has {cores} cores; running {cores}.")
+        return cores or 1
+    return workers
 
 
 def _stop(signum, frame) -> None:
@@ -817,15 +930,35 @@ def _report_command(args: argparse.Namespace, console) -> int:
             f"no results database in {args.results}; run 'dpfuzz campaign run' first or pass"
             " --results."
         )
+    from dpfuzz.files import check_writable_folder
+
     store = ResultsStore(args.results / "results.db")
-    out = args.out or args.results / "reports"
-    if args.compare:
-        status = _write_report(
-            store, args.compare[1], out, args.compare[0], console, args.allow_inconclusive
-        )
+    out = check_writable_folder(args.out or args.results / "reports", "--out")
+    if args.compare is not None:
+        before, after = _compared_runs(store, args.compare)
+        status = _write_report(store, after, out, before, console, args.allow_inconclusive)
     else:
         status = _write_report(store, args.run_id, out, None, console, args.allow_inconclusive)
     return 0 if args.exit_zero else status
+
+
+def _compared_runs(store, runs: list[int]) -> tuple[int, int]:
+    """(before, after) for ``--compare`` given `runs`: two runs, one and the latest, or the two
+    latest."""
+    from dpfuzz.errors import ConfigError
+
+    if len(runs) > 2:
+        raise ConfigError(f"--compare takes at most two runs, got {len(runs)}.")
+    ids = [run["run_id"] for run in store.runs()]
+    if len(runs) == 2:
+        return runs[0], runs[1]
+    if len(runs) == 1:
+        return runs[0], ids[-1]
+    if len(ids) < 2:
+        raise ConfigError(
+            f"--compare without runs compares the last two; {store.path} holds {len(ids)}."
+        )
+    return ids[-2], ids[-1]
 
 
 def _write_report(store, run_id, out, compare_with, console, allow_inconclusive: bool) -> int:
@@ -837,7 +970,8 @@ def _write_report(store, run_id, out, compare_with, console, allow_inconclusive:
     for path in paths:
         console.print(f"report written to {path}")
     for failure in failing:
-        console.print(f"[bold red]{failure['outcome']}[/]: {escape(failure_text(failure))}")
+        outcome, text = printable(failure["outcome"]), printable(failure_text(failure))
+        console.print(f"[bold red]{escape(outcome)}[/]: {escape(text)}")
     return 1 if failing else 0
 
 
@@ -872,7 +1006,8 @@ class _Progress:
 
     def __call__(self, summary: dict, done: int, total: int) -> None:
         epsilon, claimed = summary.get("epsilon_lower_bound"), summary.get("claimed_epsilon")
-        text = f"{summary['target']}: {summary['outcome']}"
+        which = f"finder {summary.get('finder')}, seed {summary.get('seed')}"
+        text = f"{summary['target']} ({which}): {summary['outcome']}"
         if epsilon is not None:
             from dpfuzz.campaign_report import epsilon_text
 
@@ -881,6 +1016,7 @@ class _Progress:
             )
         if summary.get("error"):
             text += f": {summary['error']}"
+        text = printable(text)
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dpfuzz.errors import ConfigError
 
 WORKER_WAIT = 60.0  # seconds to wait for a Dask scheduler to have a worker
+CONNECT_WAIT = 10.0  # seconds to wait for a scheduler to answer at all (a refused address)
 
 
 @contextmanager
@@ -22,9 +23,12 @@ def dask_client(address: str, worker_wait: float = WORKER_WAIT) -> Iterator:
             "--scheduler needs Dask's distributed engine: pip install 'dpfuzz[distributed]'."
         ) from error
     try:
-        client = Client(address, timeout=worker_wait)
-    except OSError as error:
-        raise ConfigError(f"--scheduler {address}: no Dask scheduler answered ({error}).") from None
+        client = Client(address, timeout=min(CONNECT_WAIT, worker_wait))
+    except (OSError, ValueError, TypeError) as error:  # refused, or not an address at all
+        raise ConfigError(
+            f"--scheduler {address}: no Dask scheduler answered ({error}); give an address such as"
+            " tcp://host:8786."
+        ) from None
     with client:
         try:
             client.wait_for_workers(1, timeout=worker_wait)

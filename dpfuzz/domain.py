@@ -15,6 +15,9 @@ from dpfuzz.validation import check_int
 
 _DTYPE_NAMES = {"int": "int", "float": "float"}
 
+# The largest |low| or |high|: squared distances between records stay finite (1e150² < 1e308).
+LARGEST_BOUND = 1e150
+
 
 def _dtype_name(dtype: object) -> str:
     """ "int" or "float" from the strings, Python's int and float, or any numpy integer/float
@@ -117,6 +120,11 @@ class Domain:
 
     @staticmethod
     def _bound(name: str, value: object, shape: tuple) -> np.ndarray:
+        if np.asarray(value).dtype.kind not in "iuf":  # "0" and True are not numbers here
+            raise InvalidArgument(
+                f"{name}={value!r} must be a number or one per coordinate (shape {shape}), got"
+                f" {type(value).__name__}."
+            )
         try:
             array = np.broadcast_to(np.asarray(value, dtype=float), shape).copy()
         except (TypeError, ValueError) as error:
@@ -125,6 +133,11 @@ class Domain:
             ) from error
         if not np.all(np.isfinite(array)):
             raise InvalidArgument(f"{name} must be finite, got {value!r}.")
+        if np.any(np.abs(array) > LARGEST_BOUND):
+            raise InvalidArgument(
+                f"{name}={value!r} is beyond ±{LARGEST_BOUND:g}: differences and squared distances"
+                " between records would overflow. Rescale the records."
+            )
         return array
 
     # -- shapes and records -------------------------------------------------------------

@@ -43,3 +43,11 @@ class TargetBuildError(DPFuzzError):
 class LibraryMissing(DPFuzzError):
     """A library an audit target needs (an adapter's) is not installed; campaigns skip the
     target."""
+
+
+class ClusterLost(DPFuzzError):
+    """The Dask scheduler or workers running a campaign's audits were lost: those audits have no
+    result and stay pending (a resume runs them); it says nothing about the mechanisms.
+    `run_id`: the campaign run they belong to."""
+
+    run_id: int | None = None

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
-from dpfuzz.engine.estimate import (
-    EstimateTask,
-)  # noqa: F401  (estimation_tester: public here too)
+
+# estimation_tester: public here too
+from dpfuzz.engine.estimate import EstimateTask, estimation_tester  # noqa: F401
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.timing import timed_estimate
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.estimate_report import EpsilonEstimate
 from dpfuzz.mechanism import Mechanism
-from dpfuzz.validation import check_int, check_number
+from dpfuzz.validation import check_int, check_number, check_seconds
 
 
 def estimate_epsilon(
@@ -60,21 +60,26 @@ def estimate_epsilon(
     certification's outputs are drawn and counted on its workers, for the same bound as here.
     """
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
-    if max_draws is not None:
-        max_draws = check_int("max_draws", max_draws, minimum=10_000)
     if policy is not None and not isinstance(policy, EstimationPolicy):
         raise InvalidArgument(
             f"policy must be a dpfuzz.EstimationPolicy, got {type(policy).__name__}; build one with"
             " EstimationPolicy(field=value, ...)."
         )
-    task = EstimateTask.make(
-        mechanism, target, domain, delta, beta, policy or EstimationPolicy(), dask_client
-    )
+    policy = policy or EstimationPolicy()
+    if max_draws is not None:
+        max_draws = check_int("max_draws", max_draws, minimum=10_000)
+        if max_draws > policy.largest_max_draws:
+            raise InvalidArgument(
+                f"max_draws={max_draws:,} is above EstimationPolicy.largest_max_draws"
+                f" ({policy.largest_max_draws:,}, hours of drawing at 10^6 outputs per second):"
+                " give a smaller max_draws, or max_seconds to bound the estimate's time."
+            )
+    task = EstimateTask.make(mechanism, target, domain, delta, beta, policy, dask_client)
     if max_seconds is None:
         return task.estimate(
             task.policy.default_max_draws if max_draws is None else max_draws, seed
         )
-    max_seconds = check_number("max_seconds", max_seconds, minimum=0.0, exclusive_minimum=True)
+    max_seconds = check_seconds("max_seconds", max_seconds)
     return timed_estimate(task, max_seconds, max_draws, seed)
 
 

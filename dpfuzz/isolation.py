@@ -14,7 +14,11 @@ campaign process died (SIGKILL) notices its end of a pipe closing and kills its 
 
 On Dask (`run_in_subprocess`) the task runs its audit in a child process the same way; a Dask
 worker is daemonic and may not start `multiprocessing` children, so the child is a plain
-subprocess.
+subprocess. It ends with its parent, as local workers do: when its stdin (whose other end only
+the Dask worker holds) closes, it removes its job's folder and kills its group.
+
+A kill cannot miss: it targets the process and the group it leads (`kill_process_and_group`),
+and every join and wait has a bound.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -97,6 +102,24 @@ def _end_with_campaign(alive) -> None:
     os._exit(1)
 
 
+# Seconds to wait for a killed process to be reaped; SIGKILL cannot be caught, so only a process
+# stuck in the kernel takes longer, and it is then left to the operating system.
+KILL_WAIT = 10.0
+# Longest single wait for results, so that signals and the clock are looked at between waits.
+WAIT_SLICE = 60.0
+
+
+def kill_process_and_group(pid: int) -> None:
+    """SIGKILL the process `pid` and the process group it leads. Both: a worker that has not
+    yet called `setsid` leads no group (its group kill finds nothing), and once it has, its
+    children are in its group. A process or group already gone is not an error."""
+    if hasattr(os, "killpg"):
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    with suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
 class _Worker:
     def __init__(self, context, one_thread: bool, run_audit: Callable):
         self.connection, child = context.Pipe()
@@ -116,17 +139,9 @@ class _Worker:
         self.connection.send(spec)
 
     def kill(self) -> None:
-        """Kill the worker and every process it started (its group)."""
-        if self.process.is_alive():
-            try:
-                (
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                    if hasattr(os, "killpg")
-                    else self.process.kill()
-                )
-            except ProcessLookupError:  # it ended on its own meanwhile
-                pass
-        self.process.join()
+        """Kill the worker and every process it started (its group), and reap it."""
+        kill_process_and_group(self.process.pid)
+        self.process.join(KILL_WAIT)
         self.connection.close()
         self.alive.close()
 
@@ -183,9 +198,8 @@ def run_isolated(
                 idle.give(pending.pop())
             busy = [worker for worker in pool if worker.spec is not None]
             soonest = min(worker.started + audit_timeout for worker in busy)
-            ready = wait(
-                [worker.connection for worker in busy], timeout=max(0.0, soonest - time.monotonic())
-            )
+            left = min(WAIT_SLICE, max(0.0, soonest - time.monotonic()))
+            ready = wait([worker.connection for worker in busy], timeout=left)
             for worker in busy:
                 seconds = time.monotonic() - worker.started
                 if worker.connection in ready:
@@ -241,27 +255,40 @@ def run_in_subprocess(spec: AuditSpec, audit_timeout: float, run_audit: Callable
     with tempfile.TemporaryDirectory(prefix="dpfuzz-audit-") as folder:
         job, answer = Path(folder, "job.pickle"), Path(folder, "result.pickle")
         job.write_bytes(pickle.dumps((os.getcwd(), list(sys.path), run_audit, spec, str(answer))))
+        # the child's stdin stays open while this process lives: its end is the child's signal
         child = subprocess.Popen(
             [sys.executable, "-m", "dpfuzz.isolation", str(job)],
             start_new_session=hasattr(os, "setsid"),
+            stdin=subprocess.PIPE,
         )
         try:
             code = child.wait(audit_timeout)
         except subprocess.TimeoutExpired:
             return _timed_out(spec, audit_timeout, time.monotonic() - started)
         finally:
-            if hasattr(os, "killpg"):
-                with suppress(ProcessLookupError, PermissionError):
-                    os.killpg(child.pid, signal.SIGKILL)
-            child.kill()
-            child.wait()
+            kill_process_and_group(child.pid)
+            child.wait(KILL_WAIT)
+            child.stdin.close()
         if answer.exists():
             return pickle.loads(answer.read_bytes())
         return _died(spec, code, time.monotonic() - started)
 
 
+def _end_with_parent(folder: Path) -> None:
+    """Block until the parent's end of stdin closes (it returned, or died with its Dask worker),
+    then remove the job's folder and kill this process and its group."""
+    with suppress(OSError):
+        sys.stdin.buffer.read()
+    shutil.rmtree(folder, ignore_errors=True)
+    if hasattr(os, "killpg"):
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+    os._exit(1)
+
+
 def _child(job: str) -> None:
-    """The child of `run_in_subprocess`: run the job's audit, write its result beside the job."""
+    """The child of `run_in_subprocess`: run the job's audit, write its result beside the job;
+    it ends with its parent."""
+    threading.Thread(target=_end_with_parent, args=(Path(job).parent,), daemon=True).start()
     cwd, path, run_audit, spec, answer = pickle.loads(Path(job).read_bytes())
     os.chdir(cwd)
     sys.path[:] = path

@@ -257,6 +257,23 @@ def call_within(call: Callable[[], Any], seconds: float) -> Any:
     return outcome["value"]
 
 
+def _read_only(dataset: np.ndarray) -> np.ndarray:
+    """A view of `dataset` that cannot be written (the mechanism sees the pair under test)."""
+    view = np.asarray(dataset).view()
+    view.flags.writeable = False
+    return view
+
+
+def _read_only_hint(error: Exception) -> str:
+    """The reason when the mechanism wrote into its dataset, which it is handed read-only."""
+    if isinstance(error, ValueError) and "read-only" in str(error):
+        return (
+            ". dpfuzz hands each dataset read-only: a mechanism that changes its input would"
+            " change the pair under test. Copy it first (np.array(dataset))"
+        )
+    return ""
+
+
 def _one_draw_hint(mechanism, error: Exception) -> str:
     """The fix when a one-draw function f(dataset, rng) was passed where f(dataset, num_samples,
     rng) belongs (the TypeError of calling it with three arguments)."""
@@ -346,6 +363,7 @@ def _checked_call(
             f" num_samples={num_samples}"
         )
 
+    dataset = _read_only(dataset)
     try:
         if call_timeout is None:
             output = mechanism(dataset, num_samples, rng)
@@ -366,6 +384,7 @@ def _checked_call(
     except Exception as error:  # the user's code: report it with the input that triggered it
         raise MechanismError(
             f"{where()} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}"
+            f"{_read_only_hint(error)}"
         ) from error
     try:
         samples = np.asarray(output)

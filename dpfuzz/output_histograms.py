@@ -11,6 +11,9 @@ import numpy as np
 BINS = 60
 GRID = 150  # points at which the event is evaluated for shading (one tester call each)
 TAIL = 0.002  # each side's outputs beyond these quantiles are gathered in the outer bins
+# ... and beyond this many interquartile ranges from the quartiles: a heavy tail (a 0.2%
+# quantile at 10^12 where the bulk spans units) would otherwise make the bulk one spike
+SPREAD = 5.0
 SAMPLE = 100_000  # outputs the bins' range is read from
 
 
@@ -22,7 +25,7 @@ def output_histograms(
     step = max(1, (samples0.size + samples1.size) // SAMPLE)
     # the range and the kind of values, read cheaply
     sample = np.concatenate([samples0[::step], samples1[::step]])
-    low, high = (float(value) for value in np.quantile(sample, [TAIL, 1 - TAIL]))
+    low, high = _bulk(sample)
     distinct = np.unique(sample)
     if distinct.size <= BINS:  # a few exact values (confirmed on all outputs): one bin each
         distinct = np.unique(np.concatenate([samples0, samples1]))
@@ -47,6 +50,18 @@ def output_histograms(
         "grid": grid.tolist(),
         "in_event": mask,
     }
+
+
+def _bulk(sample: np.ndarray) -> tuple[float, float]:
+    """The range the bins cover: the [TAIL, 1 − TAIL] quantiles, cut to `SPREAD` interquartile
+    ranges beyond the quartiles (where the quartiles differ)."""
+    tail_low, first, third, tail_high = (
+        float(value) for value in np.quantile(sample, [TAIL, 0.25, 0.75, 1 - TAIL])
+    )
+    spread = SPREAD * (third - first)
+    if spread <= 0:
+        return tail_low, tail_high
+    return max(tail_low, first - spread), min(tail_high, third + spread)
 
 
 def _spacing(values: np.ndarray) -> float:

@@ -128,7 +128,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--dpfuzz-budget",
         choices=BUDGET_NAMES,
         default=_AUDIT_OPTIONS["budget"],
-        help="quick (every push), thorough (nightly) or default",
+        help=f"quick (push), thorough (nightly) or default (default {_AUDIT_OPTIONS['budget']})",
     )
     group.addoption(
         "--dpfuzz-max-draws",

@@ -121,6 +121,7 @@ class AuditReport:
     profile: dict | None = None  # `ProfileEstimate.to_dict()` of the verified pair (1-D outputs)
     inconclusive: str | None = None
     distributions: dict | None = None  # `output_histograms` of the verified pair (1-D outputs)
+    search_score: str = "held-out estimate − claim's limit"  # what each trial's score measures
 
     @property
     def verdict(self) -> Verdict:
@@ -197,6 +198,7 @@ class AuditReport:
             "history": [record.to_dict() for record in self.history],
             "profile": self.profile,
             "distributions": self.distributions,
+            "search_score": self.search_score,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -295,6 +297,8 @@ class AuditReport:
         lines.append(f"  tester / finder   {self.tester} / {self.finder}, seed {self.seed}")
         if self.reproduce:
             lines.append(f"  reproduce         {self.reproduce}")
+        elif self.reproducible:
+            lines.append(f"  reproduce         the same call with seed={self.seed}")
         lines += [f"  note              {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -313,7 +317,7 @@ class AuditReport:
                 self.summary(),
                 "```",
                 "",
-                "| trial | round | d0 | d1 | samples per side | estimate − threshold |",
+                f"| trial | round | d0 | d1 | samples per side | {self.search_score} |",
                 "|---:|---:|---|---|---:|---:|",
                 *rows,
                 "",
@@ -397,6 +401,7 @@ class AuditReport:
             facts,
             self.distributions_html() + self.profile_html(),
             self.history,
+            self.search_score,
             meaning=self.meaning(),
         )
 
@@ -512,7 +517,7 @@ def html_page(
     facts: list[tuple[str, str]],
     sections: str,
     history: tuple[TrialRecord, ...],
-    score_heading: str = "estimate − threshold",
+    score_heading: str = "held-out estimate − claim's limit",
     meaning: str = "",
 ) -> str:
     """A self-contained report page: the headline and its `meaning`, a pair (what differs

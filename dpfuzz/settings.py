@@ -15,7 +15,13 @@ from typing import Any
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.errors import InvalidArgument
-from dpfuzz.validation import check_choice, check_int, check_keys, check_number, check_probability
+from dpfuzz.validation import (
+    check_choice,
+    check_int,
+    check_keys,
+    check_probability,
+    check_seconds,
+)
 
 SAMPLING_MODES = ("adaptive", "fixed")
 ARITHMETIC = ("real", "float")
@@ -103,9 +109,9 @@ class AuditSettings:
         if self.max_draws is not None:
             check_int("max_draws", self.max_draws, minimum=1)
         if self.max_seconds is not None:
-            check_number("max_seconds", self.max_seconds, minimum=0.0, exclusive_minimum=True)
+            check_seconds("max_seconds", self.max_seconds)
         if self.call_timeout is not None:
-            check_number("call_timeout", self.call_timeout, minimum=0.0, exclusive_minimum=True)
+            check_seconds("call_timeout", self.call_timeout)
         check_choice("arithmetic", self.arithmetic, ARITHMETIC)
         check_choice("verify_directions", self.verify_directions, VERIFY_DIRECTIONS)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -145,11 +146,34 @@ class ResultsStore:
         ).fetchall()
         return [json.loads(summary) for (summary,) in rows]
 
+    def last_finished(self, run_id: int) -> str | None:
+        """When the run's last stored audit finished (ISO 8601), or None before any."""
+        row = self._connection.execute(
+            "SELECT MAX(finished) FROM audits WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return row[0]
+
     def reports(self, run_id: int) -> dict[str, dict]:
+        """Every stored report of the run at once (`each_report` holds one at a time)."""
+        return dict(self.each_report(run_id))
+
+    def report_keys(self, run_id: int) -> set[str]:
+        """The keys of the run's audits that have a stored report."""
         rows = self._connection.execute(
-            "SELECT key, report FROM audits WHERE run_id = ?", (run_id,)
-        ).fetchall()
-        return {key: json.loads(report) for key, report in rows if report is not None}
+            "SELECT key FROM audits WHERE run_id = ? AND report IS NOT NULL", (run_id,)
+        )
+        return {key for (key,) in rows}
+
+    def each_report(self, run_id: int) -> Iterator[tuple[str, dict]]:
+        """(key, report) of the run's audits, read one row at a time: a night of 10^4 audits
+        never sits in memory whole."""
+        keys = sorted(self.report_keys(run_id))
+        for key in keys:
+            row = self._connection.execute(
+                "SELECT report FROM audits WHERE run_id = ? AND key = ?", (run_id, key)
+            ).fetchone()
+            if row is not None and row[0] is not None:
+                yield key, json.loads(row[0])
 
 
 def _now() -> str:

@@ -87,6 +87,12 @@ def lookup(target: Any) -> Any:
         return load_attribute(target)
     from dpfuzz.catalogue import entry
 
+    if "." in target and target.replace(".", "").replace("_", "").isalnum():
+        module, attribute = target.rsplit(".", 1)
+        raise ConfigError(
+            f"target {target!r} is not a catalogue entry; a mechanism in a module is named"
+            f" 'module:attribute'. Did you mean '{module}:{attribute}'?"
+        )
     try:
         return entry(target)
     except InvalidArgument as error:

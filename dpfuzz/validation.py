@@ -103,6 +103,22 @@ def check_number(
     return number
 
 
+# The longest time setting dpfuzz accepts: a week. The operating system's timers overflow at
+# about 24.8 days (2^31 ms), where a wait would end at once or never.
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def check_seconds(name: str, value: object) -> float:
+    """A positive, finite number of seconds of at most `MAX_SECONDS` (a week)."""
+    seconds = check_number(name, value, minimum=0.0, exclusive_minimum=True, finite=False)
+    if seconds > MAX_SECONDS:
+        raise InvalidArgument(
+            f"{name} must be at most {MAX_SECONDS:,.0f} s (a week), got {value!r}: longer waits"
+            " overflow the operating system's timers. Give a finite number of seconds."
+        )
+    return seconds
+
+
 def check_probability(name: str, value: object) -> float:
     """A probability strictly between 0 and 1 (a confidence parameter such as beta)."""
     return check_number(

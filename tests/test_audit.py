@@ -365,12 +365,12 @@ def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor
         assert (fresh.count, budget.used, fresh.cut) == (expected, 2 * expected, cut)
 
 
-def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
+def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so(clock):
     # 20 µs per output: the 10^6 verification outputs per side asked for would take 40 s. Under
-    # max_seconds = 1 the verification stops at the clock (sleep only lengthens a draw, so the
-    # cut cannot be skipped) and certifies on the outputs drawn, which the report states.
+    # max_seconds = 1 the verification stops at the clock and certifies on the outputs drawn,
+    # which the report states.
     def slow_noisy_sum(dataset, num_samples, rng):
-        time.sleep(2e-5 * num_samples)
+        clock.advance(2e-5 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
@@ -397,12 +397,12 @@ def test_max_seconds_ends_a_slow_verification_with_a_valid_bound_and_says_so():
     assert report.violated and 0.5 < report.epsilon_lower_bound < 1.0
 
 
-def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it():
+def test_under_max_seconds_a_later_look_starts_and_the_clock_ends_it(clock):
     # Two looks, 2,000 then 150,000 outputs per side, at 20 µs per output (6 s) under max_seconds =
     # 3: the second does not fit the time left, but it starts and is drawn until the deadline
     # (more outputs, at its larger β) instead of being skipped.
     def slow_noisy_sum(dataset, num_samples, rng):
-        time.sleep(2e-5 * num_samples)
+        clock.advance(2e-5 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
     pair, claim, rng = (
@@ -693,11 +693,11 @@ def test_a_call_that_hangs_ends_the_audit_at_max_seconds_inconclusive():
     )
 
 
-def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so():
+def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so(clock):
     # 2 ms per output: the default budget's 3·10^6 draws would take 100 min, so the audit takes
     # `slow_max_seconds` (here 2) and its report says why and that it is not reproducible.
     def slow_noisy_sum(dataset, num_samples, rng):
-        time.sleep(2e-3 * num_samples)
+        clock.advance(2e-3 * num_samples)
         return noisy_sum(dataset, num_samples, rng)
 
     report = audit(
@@ -851,3 +851,15 @@ def test_an_audit_nobody_can_afford_is_refused_before_it_draws():
         ):
             make()
     assert calls == []
+
+
+def test_a_call_that_hangs_in_an_audit_given_no_time_ends_at_the_default_call_timeout():
+    def hangs(dataset, num_samples, rng):
+        time.sleep(30)
+        return noisy_sum(dataset, num_samples, rng)
+
+    policy = AuditPolicy(default_call_timeout=0.5)
+    report = audit(hangs, PureDP(1.0), Domain(max_size=3), seed=0, policy=policy)
+    assert report.verdict is Verdict.INCONCLUSIVE
+    assert "call_timeout=0.5 s" in report.inconclusive
+    assert "the default: AuditPolicy.default_call_timeout" in report.inconclusive

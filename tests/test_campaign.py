@@ -173,6 +173,11 @@ def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
     assert "false alarm: user_mechanisms:leaky" in capsys.readouterr().out
     assert main(["report", "--results", str(results), "--compare", "1", "2"]) == 1
     assert "## Changes" in (results / "reports" / "run-2-vs-1.md").read_text()
+    # without run numbers: the last two runs; with one, from it to the latest
+    (results / "reports" / "run-2-vs-1.md").unlink()
+    assert main(["report", "--results", str(results), "--compare"]) == 1
+    assert main(["report", "--results", str(results), "--compare", "1"]) == 1
+    assert "## Changes" in (results / "reports" / "run-2-vs-1.md").read_text()
 
 
 def test_targets_that_differ_only_in_claim_params_or_domain_are_all_stored(workdir):
@@ -670,7 +675,7 @@ def test_an_audit_that_exits_crashes_or_hangs_is_stored_and_the_campaign_goes_on
         for name in ("exits", "raises_exit", "interrupts", "hangs", "laplace_sum")
     )
     path = _config(
-        workdir, "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n" + targets
+        workdir, "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 30\n" + targets
     )
     results = workdir / "results"
     assert main(["campaign", "run", str(path), "--results", str(results), "--no-report"]) == 1
@@ -688,7 +693,7 @@ def test_an_audit_that_exits_crashes_or_hangs_is_stored_and_the_campaign_goes_on
         "exit code 3" in errors["user_mechanisms:exits"]
         and "raised KeyboardInterrupt" in errors["user_mechanisms:interrupts"]
     )
-    assert "audit_timeout=3 s" in errors["user_mechanisms:hangs"]
+    assert "audit_timeout=30 s" in errors["user_mechanisms:hangs"]
     # a resume keeps them; --retry-failed runs them again
     assert (
         main(["campaign", "run", str(path), "--results", str(results), "--resume", "--no-report"])

@@ -139,10 +139,8 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (
-            ["audit", "dpfuzz.catalogue.means"],
-            "neither 'package.module:attribute' nor a catalogue entry",
-        ),
+        (["audit", "dpfuzz.catalogue.means"], "Did you mean 'dpfuzz.catalogue:means'?"),
+        (["audit", "mydp.laplace_count"], "Did you mean 'mydp:laplace_count'?"),
         (["audit", "NonDPLaplaceMeen1"], "Did you mean 'NonDPLaplaceMean1'"),
         (["estimate", "svt3"], "Did you mean 'SVT3'"),
         (["audit", "dpfuzz.catalogue.means:Nope"], "has no attribute 'Nope'"),
@@ -170,11 +168,35 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
         (["audit", "DPLaplaceMean", "--param", "bins"], "must look like NAME=VALUE"),
         (["audit", "DPLaplaceMean", "--param", "epsilom=1"], "Did you mean 'epsilon'"),
         (["audit", "DPLaplaceMean", "--relation", "linf", "--distance", "2"], "distance must be 1"),
+        (["audit", "DPLaplaceMean", "--max-seconds", "1e308"], "max_seconds (--max-seconds) must"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err.replace("\n", "")
+
+
+def test_a_mistyped_option_names_the_command_and_the_option_meant(capsys):
+    for argv, usage, meant in (
+        (["audit", "DPLaplaceMean", "--epsilion", "1"], "dpfuzz audit", "--epsilon"),
+        (["campaign", "run", "--wrokers", "2"], "dpfuzz campaign run", "--workers"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and f"usage: {usage}" in err
+        assert f"Did you mean {meant}?" in err
+
+
+def test_a_mechanism_that_raises_makes_the_audit_err_with_status_1(tmp_path, monkeypatch, capsys):
+    (tmp_path / "raising_mechanisms.py").write_text(
+        "def raises(dataset, num_samples, rng):\n    raise RuntimeError('the release failed')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["audit", "raising_mechanisms:raises", "--epsilon", "1", *FAST]
+    assert main(argv) == 1
+    assert "raised RuntimeError: the release failed" in capsys.readouterr().err
+    assert main([*argv, "--exit-zero"]) == 0
 
 
 def test_counts_of_draws_take_exponents_and_underscores_and_nothing_else(capsys):
@@ -367,7 +389,43 @@ def test_a_log_gets_a_progress_line_at_most_every_interval():
     from dpfuzz.cli import _every
 
     out = io.StringIO()
-    show, quiet = _every(0.0, Console(file=out)), _every(3600.0, Console(file=out))
-    show("search: trial 1 of 10")
-    quiet("search: trial 2 of 10")
+    with _every(0.0, Console(file=out)) as show, _every(3600.0, Console(file=out)) as quiet:
+        show("search: trial 1 of 10")
+        quiet("search: trial 2 of 10")
     assert out.getvalue() == "  … search: trial 1 of 10\n"
+
+
+def test_report_paths_that_cannot_be_written_are_refused_before_any_draw(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    cases = (
+        (["--html", str(a_file / "report.html")], "is a file, not a folder"),
+        (["--json", "/dev/null"], "is not a regular file"),
+        (["--json", str(tmp_path)], "is a folder"),
+    )
+    for flags, reason in cases:
+        assert main(["audit", "Laplace", *flags, *FAST]) == 2
+        out, err = capsys.readouterr()
+        assert reason in err and "auditing" not in out  # refused before the audit began
+    assert main(["campaign", "run", "--results", str(a_file)]) == 2
+    assert "--results" in capsys.readouterr().err
+    # a link is followed: the file it names is replaced, the link kept
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    assert main(["audit", "Laplace", "--json", str(link), *FAST]) == 0
+    assert link.is_symlink() and target.read_text().startswith("{")
+
+
+def test_workers_are_at_least_one_and_at_most_the_cores(tmp_path, capsys):
+    import os
+
+    assert main(["campaign", "run", "--workers", "-5", "--results", str(tmp_path)]) == 2
+    assert "--workers must be at least 1, got -5" in capsys.readouterr().err
+    from rich.console import Console
+
+    from dpfuzz.cli import _worker_count
+
+    cores = len(os.sched_getaffinity(0))
+    console = Console(file=open(os.devnull, "w"))
+    assert _worker_count(1000, console) == cores and _worker_count(1, console) == 1

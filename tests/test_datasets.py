@@ -105,3 +105,16 @@ def test_a_long_pairs_listing_shows_the_records_that_differ():
         "d0 = []",
         "d1 = [1]",
     ]
+
+
+@pytest.mark.parametrize(
+    "bounds, message",
+    [
+        ({"low": "0"}, "must be a number or one per coordinate"),
+        ({"low": True}, "got bool"),
+        ({"low": -1e308, "high": 1e308}, "would overflow"),
+    ],
+)
+def test_domain_bounds_are_numbers_whose_differences_stay_finite(bounds, message):
+    with pytest.raises(InvalidArgument, match=message):
+        Domain(**bounds)

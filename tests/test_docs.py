@@ -66,6 +66,7 @@ def sentences(text: str) -> list[str]:
     return found
 
 
+@pytest.mark.real_clock  # users' examples, some of whose releases sleep
 @pytest.mark.parametrize("page", RUN)
 def test_every_python_example_runs(page, tmp_path, monkeypatch):
     blocks = python_blocks((ROOT / page).read_text())
@@ -74,6 +75,27 @@ def test_every_python_example_runs(page, tmp_path, monkeypatch):
     namespace: dict = {"__name__": "__docs__"}
     for number, block in enumerate(blocks, start=1):
         exec(compile(block, f"{page} block {number}", "exec"), namespace)
+
+
+PAGES = ["README.md", *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").rglob("*.md")))]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_config_and_shell_block_parses(page):
+    # TOML and YAML as their parsers read them (a block copied as is must load), shell blocks
+    # by `bash -n`; Python blocks run in the test above
+    import subprocess
+    import tomllib
+
+    yaml = pytest.importorskip("yaml")
+    for language, body in FENCE.findall((ROOT / page).read_text()):
+        if language == "toml":
+            tomllib.loads(body)
+        elif language == "yaml":
+            yaml.safe_load(body)
+        elif language in ("bash", "sh", "console"):
+            checked = subprocess.run(["bash", "-n"], input=body, capture_output=True, text=True)
+            assert checked.returncode == 0, f"{page}: {checked.stderr}\n{body}"
 
 
 def test_the_library_examples_run_on_a_quick_budget(monkeypatch):

@@ -3,7 +3,6 @@
 import importlib
 import json
 import re
-import time
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -197,6 +196,7 @@ def test_pairs_get_the_relation_they_satisfy_or_a_clear_error():
         estimate_epsilon(laplace_sum, (np.zeros(1), np.ones(1)))  # type: ignore[arg-type]
 
 
+@pytest.mark.real_clock  # --max-seconds on a vectorised mechanism: the system clock paces it
 def test_the_estimate_command(tmp_path, capsys):
     path, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
     assert (
@@ -253,25 +253,26 @@ def test_the_estimate_command(tmp_path, capsys):
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
 
 
-def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
+def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate(clock):
     # The estimate under max_seconds is one ordinary estimate whose draws the clock chose (its
     # final certification cut at the deadline at worst), so it stays a valid bound. One that the
     # clock did not cut (here the draw cap binds long before the time) reruns exactly from its
-    # seed and draws.
-    # How many draws the clock affords depends on the machine's load, so the outcome is not fixed
-    # by the seed: alone, 1 s gave 847,208 draws and 0.986 (50,000 draws at this seed already give
-    # 0.96); in a full `-n auto` run 1 s once gave 0.80. And the pair's loss is exactly 1, where the
-    # joint bound exceeds the truth in up to β of runs (test_bounds measures the rate; one CI run
-    # here certified 1.0009). So 2 s, and an estimate near the truth rather than below it.
+    # seed and draws. The mechanism draws 10^6 outputs per second of the suite's clock. The pair's
+    # loss is exactly 1, where the joint bound exceeds the truth in up to β of runs
+    # (test_bounds measures the rate): an estimate near the truth rather than below it.
+    def paced_laplace_sum(dataset, num_samples, rng):
+        clock.advance(1e-6 * num_samples)
+        return laplace_sum(dataset, num_samples, rng)
+
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
-    timed = estimate_epsilon(laplace_sum, pair, max_seconds=2.0, seed=3)
+    timed = estimate_epsilon(paced_laplace_sum, pair, max_seconds=2.0, seed=3)
     assert 0.7 <= timed.epsilon_lower_bound <= 1.05 and timed.draws > 10_000
-    capped = estimate_epsilon(laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
+    capped = estimate_epsilon(paced_laplace_sum, pair, max_seconds=60.0, max_draws=400_000, seed=3)
     assert capped.draws <= 400_000 and not any(
         "ended verification" in note for note in capped.report.notes
     )
     assert timed.seed == capped.seed == 3  # the seed given, not one derived from it
-    again = estimate_epsilon(laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
+    again = estimate_epsilon(paced_laplace_sum, pair, max_draws=capped.draws, seed=capped.seed)
     assert again.epsilon_lower_bound == capped.epsilon_lower_bound and again.draws == capped.draws
     assert f"estimate_epsilon(..., max_draws={capped.draws}, seed=3)" in capped.to_html()
     # A timed estimate's page qualifies its rerun, unless it is a returned pilot (which reruns from
@@ -306,7 +307,7 @@ def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate():
         estimate_epsilon(laplace_sum, pair, max_seconds=0)
 
 
-def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
+def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for(clock):
     # Under a deadline the final certification draws until the clock ends it (here far away: up
     # to the stretch of 2·10^6 draws), but its event is chosen for at most `verify_per_fit` held-out
     # outputs per fitting output: the event a certification of that size verifies, counted on more
@@ -321,7 +322,7 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
     task = EstimateTask.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
-    far = Deadline(time.perf_counter() + 600, 2_000_000)
+    far = Deadline(clock.now() + 600, 2_000_000)
     stretched = task.certify([pair], 100_000, 9, far, fit_draws=100_000).report
     samples, verified = stretched.samples, stretched.verification.num_samples[0]
     selection = int(POLICY.verify_per_fit * samples)
@@ -336,7 +337,7 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for():
     assert stretched.verification.event == certification(selection) != certification(verified)
 
 
-def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_time_affords():
+def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_time_affords(clock):
     # `fit_draws` (a timed estimate's draws planned for `time_share` of its time) sizes the pair's
     # fit as an estimate of all the time's draws would when its outputs are discrete (fitted and
     # selected on their distinct rows), and only then: a Gaussian sum's fit is sized by the
@@ -349,7 +350,7 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
         return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
 
     whole = int(400_000 / POLICY.time_share)
-    far = Deadline(time.perf_counter() + 600, 2_000_000)
+    far = Deadline(clock.now() + 600, 2_000_000)
     for mechanism, pair, fitted in (
         (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), whole),
         (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
@@ -369,14 +370,11 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
     assert report.draws <= 120_000
 
 
-def slow_laplace_sum(
-    dataset, num_samples, rng
-):  # about 3,000 draws/s, like a library's one value per call
-    time.sleep(num_samples / 3_000)
-    return laplace_sum(dataset, num_samples, rng)
+def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time(clock):
+    def slow_laplace_sum(dataset, num_samples, rng):  # 3,000 draws/s: one value per call
+        clock.advance(num_samples / 3_000)
+        return laplace_sum(dataset, num_samples, rng)
 
-
-def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
     # At 3,000 draws/s a pilot (12,128 draws on one pair) would take 4 s, beyond max_seconds = 3
     # (it did, before the mechanism's pace was measured first). Now the one estimate is planned at
     # the pace of drawing and its certification ends at the deadline (0.95 · 3 s; 0.5 s of
@@ -392,7 +390,7 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
         r" [\d,]+\)\."
     )
     assert any(re.fullmatch(cut, note) for note in estimate.report.notes)
-    started = time.perf_counter()
+    started = clock.now()
     with pytest.raises(
         InvalidArgument,
         match=(
@@ -401,10 +399,10 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time():
         ),
     ):
         estimate_epsilon(slow_laplace_sum, pair, max_seconds=1.5, seed=0)
-    assert time.perf_counter() - started < 1.5
+    assert clock.now() - started < 1.5
 
 
-def test_pilots_are_planned_on_the_time_the_setup_left():
+def test_pilots_are_planned_on_the_time_the_setup_left(clock):
     # A first call that pays 2 s of one-time setup (as a fresh process pays the tester's
     # imports) leaves nothing of a 2 s budget for pilots: the estimate is the smallest one
     # (6,064 draws, fewer where the clock ends its certification early), drawn at once. Pilots
@@ -417,7 +415,7 @@ def test_pilots_are_planned_on_the_time_the_setup_left():
         def __call__(self, dataset, num_samples, rng):
             if not self.started:
                 self.started = True
-                time.sleep(2.0)
+                clock.advance(2.0)
             return np.sum(dataset) + rng.laplace(0.0, 1.0, num_samples)
 
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
@@ -581,3 +579,9 @@ def test_an_estimate_whose_fitting_outputs_cannot_fit_in_memory_is_refused_befor
         match=r"max_draws=.* would need about .* GiB for .* fitting outputs per side",
     ):
         estimate_epsilon(wide, Domain(max_size=2), max_draws=10**8, seed=0)
+
+
+def test_an_estimate_of_more_draws_than_hours_allow_is_refused_before_drawing():
+    pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
+    with pytest.raises(InvalidArgument, match="largest_max_draws"):
+        estimate_epsilon(laplace_sum, pair, max_draws=10**15)

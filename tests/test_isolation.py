@@ -217,7 +217,7 @@ def test_dask_runs_each_audit_isolated_and_bounded(workdir):
     distributed = pytest.importorskip("dask.distributed")
     config = workdir / "campaign.toml"
     config.write_text(
-        "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 3\n"
+        "trials = 2\nsamples = 1000\nverify_samples = 2000\naudit_timeout = 30\n"
         + "".join(_target(name) for name in ("exits", "interrupts", "hangs", "laplace_sum"))
     )
     with distributed.LocalCluster(
@@ -235,7 +235,7 @@ def test_dask_runs_each_audit_isolated_and_bounded(workdir):
         "hangs": "timed out",
         "laplace_sum": "not refuted",
     }
-    assert seconds < 3 + 10
+    assert seconds < 30 + 60  # the hang ended at its audit_timeout, not the test's guard
 
 
 def test_a_dask_scheduler_without_workers_is_an_error_not_a_wait(workdir):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 
 import numpy as np
 
+from dpfuzz.engine import clock
 from dpfuzz.mechanism import CallTimeout, Mechanism, call_within, draw_samples
 
 # Seconds of drawing between looks at the clock under a deadline, at most.
@@ -34,7 +34,7 @@ class Budget:
 
     `max_draws` caps all outputs drawn (both sides, every stage); `call_timeout` bounds each
     call of the mechanism (`draw_samples`); `max_seconds`, if given, sets
-    the deadline `started + max_seconds` on the `time.perf_counter()` clock. The clock's share
+    the deadline `started + max_seconds` on the engine clock (`engine.clock`). The clock's share
     of what is left is estimated from the mechanism's own draw rate so far. `hard`: draws end at
     the deadline (audits); otherwise the caller's plan keeps to it and a draw asked for is drawn
     whole (timed estimates, whose sizes `engine.timing` plans, docs/decisions/0006).
@@ -55,7 +55,7 @@ class Budget:
             hard,
         )
         self.call_timeout = call_timeout
-        self.started = time.perf_counter()
+        self.started = clock.now()
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.used = 0
         self.drawing_seconds = 0.0
@@ -84,7 +84,7 @@ class Budget:
                 try:
                     piece = call_within(
                         functools.partial(self._piece, dataset, size, rng),
-                        self.deadline - time.perf_counter(),
+                        self.deadline - clock.now(),
                     )
                 except CallTimeout:
                     raise OutOfTime from None
@@ -98,11 +98,11 @@ class Budget:
     def _piece(
         self, dataset: np.ndarray, count: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, float]:
-        began = time.perf_counter()
+        began = clock.now()
         samples = draw_samples(
             self.mechanism, dataset, count, rng, self.output_shape, self.call_timeout
         )
-        return samples, time.perf_counter() - began
+        return samples, clock.now() - began
 
     def _count(self, samples: np.ndarray, seconds: float) -> np.ndarray:
         self.drawing_seconds += seconds
@@ -126,7 +126,7 @@ class Budget:
 
     def seconds_left(self) -> float:
         """Seconds to the deadline (infinite without one; negative past it)."""
-        return math.inf if self.deadline is None else self.deadline - time.perf_counter()
+        return math.inf if self.deadline is None else self.deadline - clock.now()
 
     def remaining(self) -> float:
         """Draws the budget still allows (the clock's share estimated from the draw rate so far)."""

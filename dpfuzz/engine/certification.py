@@ -13,13 +13,13 @@ however many looks are taken and whenever the run stops (docs/explanation/statis
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine import clock
 from dpfuzz.engine.budget import PIECE_SECONDS, Budget, OutOfTime
 from dpfuzz.engine.chunks import (
     CountingJob,
@@ -100,7 +100,7 @@ class FreshOutputs:
         floor: int = 0,
         pace_share: float = 1.0,
     ) -> None:
-        """`count` more outputs per side; with a `deadline` (a `time.perf_counter()` time), in
+        """`count` more outputs per side; with a `deadline` (an `engine.clock` reading), in
         chunks while the next fits before it at `pace_share` of the time left at the pace so far,
         and at least `floor` in all. How many are drawn then depends on the clock alone, never
         on the outputs, so the certificate on them keeps its level."""
@@ -112,7 +112,7 @@ class FreshOutputs:
             self.entropy = int(rng.integers(2**63))
         if self.counting and self.client is not None and budget.output_shape is not None:
             return self._draw_on_cluster(budget, pair, count, chunk, deadline, floor)
-        drawn, began = 0, time.perf_counter()
+        drawn, began = 0, clock.now()
         while drawn < count:
             size = min(chunk, count - drawn)
             if deadline is not None:
@@ -151,7 +151,7 @@ class FreshOutputs:
     ) -> int:
         """`size`, cut to the outputs per side that fit before `deadline` at `pace_share` of the
         time left at the pace so far, or small steps past the pace toward `floor`."""
-        now = time.perf_counter()
+        now = clock.now()
         per_output = (now - began) / drawn if drawn else 2 / budget.rate  # seconds, per side
         if now >= deadline:
             fits = 0
@@ -203,11 +203,11 @@ class FreshOutputs:
 
     def _take(self, new: tuple, size: int) -> None:
         if self.counting:
-            counted_at = time.perf_counter()
+            counted_at = clock.now()
             for event, counts in zip(self.events, self.event_counts):
                 for side, outputs in enumerate(new):
                     counts[side] += self.tester.in_event(event, outputs)
-            self.counting_seconds += time.perf_counter() - counted_at
+            self.counting_seconds += clock.now() - counted_at
         if not self.counting:
             for kept, outputs in zip(self.outputs, new):
                 kept.append(outputs)

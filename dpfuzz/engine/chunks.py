@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 import sys
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine import clock
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.testers import Tester
@@ -70,7 +70,7 @@ def count_chunk(job: CountingJob, index: int, size: int, keep: int) -> ChunkCoun
     """Draw chunk `index` (`size` outputs per side), count each event on both sides, and keep
     the first `keep` outputs of each side. Off the main thread (a Dask worker's task), the
     interpreter switches threads every `job.switch_interval` seconds meanwhile."""
-    began = time.perf_counter()
+    began = clock.now()
     with _switch_interval(
         job.switch_interval if threading.current_thread() is not threading.main_thread() else None
     ):
@@ -84,7 +84,7 @@ def count_chunk(job: CountingJob, index: int, size: int, keep: int) -> ChunkCoun
         ]
     counts = [[job.tester.in_event(event, side) for side in outputs] for event in job.events]
     kept = tuple(side[:keep] for side in outputs) if keep > 0 else None
-    return ChunkCounts(index, size, counts, kept, time.perf_counter() - began)
+    return ChunkCounts(index, size, counts, kept, clock.now() - began)
 
 
 @contextmanager
@@ -114,12 +114,12 @@ def count_on_cluster(
     at_least: int,
 ) -> tuple[list[ChunkCounts], float]:
     """Chunks `first_index`, … of `sizes` counted on the Dask `client`'s workers; with a
-    `deadline` (a `time.perf_counter()` time), those finished by then, and at least the first
+    `deadline` (an `engine.clock` reading), those finished by then, and at least the first
     `at_least` chunks. Returns them in index order, and the wall seconds they took; what a chunk
     raised (the mechanism's `MechanismError`) is raised here."""
     from dask.distributed import wait
 
-    began = time.perf_counter()
+    began = clock.now()
     shared = client.scatter(job, broadcast=True, hash=False)
     futures = [
         client.submit(count_chunk, shared, first_index + offset, size, keep, pure=False)
@@ -130,7 +130,7 @@ def count_on_cluster(
             wait(futures)
         else:
             wait(futures[:at_least])
-            left = deadline - time.perf_counter()
+            left = deadline - clock.now()
             if left > 0:
                 wait(futures, timeout=left, return_when="ALL_COMPLETED")
     except TimeoutError:
@@ -142,7 +142,7 @@ def count_on_cluster(
     if failed is not None:
         raise failed.exception()
     done = [future.result() for future in futures if future.status == "finished"]
-    return sorted(done, key=lambda chunk: chunk.index), time.perf_counter() - began
+    return sorted(done, key=lambda chunk: chunk.index), clock.now() - began
 
 
 def chunks_for(

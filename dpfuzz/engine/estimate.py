@@ -4,7 +4,6 @@ builds an `EstimateTask` and asks it for an estimate, or `engine.timing` for a t
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -12,7 +11,7 @@ import numpy as np
 from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain, enclosing_domain
-from dpfuzz.engine import sizes
+from dpfuzz.engine import clock, sizes
 from dpfuzz.engine.budget import Budget
 from dpfuzz.engine.pipeline import search_and_certify
 from dpfuzz.engine.plan import Plan
@@ -58,7 +57,8 @@ class EstimateTask:
             return cls(
                 mechanism, target, "random", policy.search_trials, delta, beta, policy, client
             )
-        pairs = [target] if isinstance(target, DatasetPair) else list(target)
+        listed = isinstance(target, (list, tuple))
+        pairs = [target] if isinstance(target, DatasetPair) else list(target) if listed else []
         if not pairs or not all(isinstance(pair, DatasetPair) for pair in pairs):
             fix = (
                 " Wrap two datasets as DatasetPair(d0, d1)."
@@ -87,7 +87,7 @@ class EstimateTask:
         """One estimate: on one pair, a run of ε = 0 at δ with the ε objective, fixed sampling and
         one final certification (with a `deadline`, stretched until it); on several, a search
         run chooses the pair first."""
-        started = time.perf_counter()
+        started = clock.now()
         smallest = sizes.smallest_budget(self.trials, self.policy)
         if max_draws < smallest:
             raise InvalidArgument(
@@ -110,7 +110,7 @@ class EstimateTask:
         return replace(
             chosen,
             draws=search.draws + chosen.draws,
-            seconds=time.perf_counter() - started,
+            seconds=clock.now() - started,
             seed=seed,
             search=search,
         )
@@ -174,7 +174,7 @@ class EstimateTask:
             budget = Budget(
                 self.mechanism,
                 max(max_draws, deadline.max_draws),
-                max(deadline.at - time.perf_counter(), 1e-3),
+                max(deadline.at - clock.now(), 1e-3),
                 hard=False,
             )
         report = self.run(

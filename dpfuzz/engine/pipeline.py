@@ -12,10 +12,10 @@ flagged with probability at most β for the whole run (docs/explanation/statisti
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
+from dpfuzz.engine import clock
 from dpfuzz.engine.certification import check_refutable, verification_pair, verify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.probe import Probe
@@ -38,9 +38,9 @@ def search_and_certify(
     finder = make_finder(settings.finder)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     try:
-        searched_at = time.perf_counter()
+        searched_at = clock.now()
         leader = search(run, finder, tester, plan)
-        verifying_at = time.perf_counter()
+        verifying_at = clock.now()
     finally:
         finder.stop()
     rng = np.random.default_rng(run.verify_seed)
@@ -56,7 +56,7 @@ def search_and_certify(
         rng,
         np.random.default_rng(run.reverse_seed),
     )
-    finished = time.perf_counter()
+    finished = clock.now()
     seconds = {
         "probe": probed.seconds,
         "search": verifying_at - searched_at,
@@ -91,6 +91,7 @@ def report(
         domain=run.domain,
         tester=tester.name,
         finder=finder.name,
+        search_score=tester.score_name(run.claim),
         seed=run.seed,
         trials=len({record.trial for record in run.history}) or int(plan.orient_by_fit),
         samples=plan.samples,
@@ -157,7 +158,7 @@ def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditRepo
         reproducible=False,
         notes=tuple(run.notes),
         stops=tuple(run.stops),
-        seconds={"total": time.perf_counter() - run.budget.started},
+        seconds={"total": clock.now() - run.budget.started},
         versions=environment_versions(),
     )
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import CHUNK_VALUES
-from dpfuzz.validation import check_int, check_number
+from dpfuzz.validation import check_int, check_number, check_seconds
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,10 @@ class AuditPolicy:
     """Wall-clock limit of an audit given neither `max_draws` nor `max_seconds` whose planned draws
     would take longer at the probe's pace: a slow release gets a bounded audit that says so, done
     within two minutes (110 s + 5%, the hard bound's margin) (0019)."""
+    default_call_timeout: float = 600.0
+    """Seconds one call of the mechanism may take in an audit given neither `call_timeout` nor
+    `max_seconds`: a call that hangs ends the audit as inconclusive, naming the call, instead of
+    waiting for ever (0030)."""
     delta_power_factor: float = 2.0
     """An (ε, δ) audit that does not refute its claim passes only if it would have refuted a
     release failing with probability `delta_power_factor` · δ; otherwise it is inconclusive. A
@@ -96,6 +100,7 @@ class AuditPolicy:
             exclusive_minimum=True,
         )
         check_number("slow_max_seconds", self.slow_max_seconds, minimum=0.0, exclusive_minimum=True)
+        check_seconds("default_call_timeout", self.default_call_timeout)
         check_number(
             "delta_power_factor", self.delta_power_factor, minimum=1.0, exclusive_minimum=True
         )
@@ -131,6 +136,9 @@ class EstimationPolicy:
 
     default_max_draws: int = 4_000_000
     """Draws of an estimate given neither `max_draws` nor `max_seconds` (0002)."""
+    largest_max_draws: int = 10_000_000_000
+    """The largest `max_draws` an estimate accepts, and the ceiling of a timed one's: 10^10
+    draws take minutes at 10^8 outputs per second and hours at 10^6 (0030)."""
     verify_share: float = 0.6
     """Least share of one pair's draws that certifies its event: the estimate is that one test's
     bound, so its outputs set the bound's width (0002)."""
@@ -189,6 +197,7 @@ class EstimationPolicy:
     def __post_init__(self) -> None:
         for name in (
             "default_max_draws",
+            "largest_max_draws",
             "max_fit_samples",
             "largest_fit_samples",
             "scalar_fit_samples",

@@ -4,12 +4,12 @@ calls with equal-seeded generators tell whether the run can be bit-reproducible.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpfuzz.datasets import format_dataset
+from dpfuzz.engine import clock
 from dpfuzz.engine.budget import OutOfTime
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import MechanismTooSlow
@@ -28,7 +28,7 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     first dataset of the relation's first classic pair. With a `time_limit` that binds the run (a
     deadline, or more planned draws than the limit affords at the pace of those calls), at most
     `probe_time_share` of it."""
-    began = time.perf_counter()
+    began = clock.now()
     seed, draw = run.probe_seed, run.budget.draw
     dataset = run.domain.relation.classic_pairs(run.domain)[0].d0
     count = run.policy.reproducibility_samples
@@ -73,4 +73,4 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
             f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a"
             " rerun with the same seed may draw differently; max_draws limits it reproducibly."
         )
-    return Probe(samples, reproducible, time.perf_counter() - began)
+    return Probe(samples, reproducible, clock.now() - began)

@@ -12,12 +12,12 @@ share of β.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine import clock
 from dpfuzz.engine.budget import Budget, OutOfTime
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
@@ -236,7 +236,7 @@ def fit_oriented(run: Run, tester: Tester, plan: Plan, candidate: Candidate) -> 
 
 def score(run: Run, tester: Tester, plan: Plan, candidate: Candidate, round_number: int) -> None:
     """Score `candidate` on its samples so far (`held_out`) and record the trial."""
-    began = time.perf_counter()
+    began = clock.now()
     (candidate.forward, forward_event), (candidate.backward, backward_event) = held_out(
         run, tester, plan, candidate
     )
@@ -254,7 +254,7 @@ def score(run: Run, tester: Tester, plan: Plan, candidate: Candidate, round_numb
             candidate.score,
             candidate.forward,
             candidate.backward,
-            time.perf_counter() - began,
+            clock.now() - began,
         )
     )
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -15,6 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.engine import clock
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.run import fresh_seed
 from dpfuzz.engine.sizes import smallest_budget
@@ -49,9 +49,9 @@ def seconds_per_draw(mechanism: Mechanism, pair: DatasetPair, seed: int) -> floa
         draw_samples(mechanism, dataset, 10, rng)
         count = 100
         while True:
-            began = time.perf_counter()
+            began = clock.now()
             draw_samples(mechanism, dataset, count, rng)
-            seconds = time.perf_counter() - began
+            seconds = clock.now() - began
             if seconds >= 0.1 or count >= 100_000:
                 break
             count *= 4
@@ -92,7 +92,7 @@ def pace_power(pilots: Sequence[Timed]) -> float:
 
 @dataclass(frozen=True)
 class Deadline:
-    """A timed estimate's final certification: drawn until `at` (a `time.perf_counter()` time),
+    """A timed estimate's final certification: drawn until `at` (an `engine.clock` reading),
     the whole estimate's draws stretched to at most `max_draws`."""
 
     at: float
@@ -103,23 +103,23 @@ def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, s
     """An estimate planned for `max_seconds`: the pace measured, pilots timed, then the main
     estimate's fit and search planned for `time_share` of the time left and its certification
     drawn until the deadline (docs/decisions/0006, 0007)."""
-    policy, started = task.policy, time.perf_counter()
+    policy, started = task.policy, clock.now()
     at = started + min(policy.deadline_share * max_seconds, max_seconds - policy.report_seconds)
     # its imports before the pilots, which then time the pipeline alone
     importlib.import_module("dpfuzz.testers.hockey_stick")
     main_seed = fresh_seed() if seed is None else seed
     pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
     per_draw = seconds_per_draw(task.mechanism, task.first_pair, pilot_seed)
-    smallest, spent = smallest_budget(task.trials, policy), time.perf_counter() - started
+    smallest, spent = smallest_budget(task.trials, policy), clock.now() - started
     if smallest * per_draw > at - started:  # drawing alone would overrun (setup only delays it)
         raise _too_short(task.trials, max_seconds, per_draw, spent, policy)
 
     def timed(estimate):
         return _timed(estimate, started, max_seconds, spent)
 
-    ceiling = max_draws or math.inf
+    ceiling = max_draws or policy.largest_max_draws
     if ceiling < policy.pilot_factor * smallest and ceiling * per_draw <= policy.time_share * (
-        at - time.perf_counter()
+        at - clock.now()
     ):
         return timed(task.estimate(max_draws, main_seed))  # max_draws binds before the clock
     pilots = _pilots(
@@ -127,10 +127,10 @@ def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, s
         policy.pilot_factor * smallest,
         ceiling,
         per_draw,
-        max_seconds - (time.perf_counter() - started),
+        max_seconds - (clock.now() - started),
         pilot_seed,
     )
-    left = at - time.perf_counter()
+    left = at - clock.now()
     if pilots:
         draws = planned_draws(pilots, policy.time_share * left, policy)
         affords = planned_draws(pilots, left, policy)
@@ -197,7 +197,7 @@ def _timed(estimate, started: float, max_seconds: float, setup: float):
     """The estimate with the seconds of the whole call (pilots included), and a stop when they
     exceed `max_seconds`: the `setup` before any estimate (the pace's measurement and, in a fresh
     process, the tester's imports) is a one-time cost the too-short check leaves out."""
-    seconds = time.perf_counter() - started
+    seconds = clock.now() - started
     if seconds > max_seconds:
         estimate = with_stop(
             estimate,

@@ -127,6 +127,10 @@ class Tester:
         divergence is 0."""
         return result.estimate - result.threshold
 
+    def score_name(self, claim: Claim) -> str:
+        """What `score` measures for `claim`, in the words a report's search table heads it with."""
+        return "held-out estimate − claim's limit"
+
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float | None:
         """The largest bound any fitted event or function could certify with `samples` held-out
         outputs per side (None: not known). A claim whose threshold is above it cannot be refuted.

@@ -499,6 +499,13 @@ class HockeyStickTester(Tester):
         p_lo, q_hi, delta = result.details["p_lower"], result.details["q_upper"], result.claim.delta
         return math.log((p_lo - delta) / q_hi) if p_lo > delta and q_hi > 0 else -math.inf
 
+    def score_name(self, claim: Claim) -> str:
+        if self._privacy_loss(claim):
+            return "held-out ε lower bound"
+        if self.objective == "epsilon" and isinstance(claim, ApproxDP):
+            return f"held-out ε lower bound at δ = {claim.delta:g}"
+        return super().score_name(claim)
+
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
         """The bound of an event holding every P-sample and no Q-sample."""
         if self._privacy_loss(claim):
