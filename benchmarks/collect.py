@@ -128,6 +128,11 @@ EXPERIMENTS = [
         "issue 66: keyed results and labels, caught and false alarms",
     ),
     ("startup", "python benchmarks/startup.py", "import and plugin start-up cost"),
+    (
+        "report_memory",
+        "python benchmarks/report_memory.py",
+        "issue 80: dpfuzz report's memory against stored audits",
+    ),
 ]
 PACKAGES = [
     "numpy",

@@ -506,6 +506,32 @@ def _distinct_names(targets: list[Target]) -> tuple[Target, ...]:
     return tuple(named)
 
 
+def _part_problems(target: Target) -> list[str]:
+    """The problems of a target's claim and domain tables, each built on its own, and, where
+    either has one, those of the rest of the target (its import, its parameters) built with a
+    stand-in for the broken parts."""
+    from dpfuzz.claims import claim_from_dict
+
+    problems: list[str] = []
+    stand_ins: dict[str, dict] = {}
+    builds = (("claim", lambda: claim_from_dict(target.claim)), ("domain", target._domain))
+    for part, build in builds:
+        if getattr(target, part):
+            try:
+                build()
+            except DPFuzzError as error:
+                problems.append(str(error))
+                stand_ins[part] = {"type": "PureDP", "epsilon": 1.0} if part == "claim" else {}
+    if stand_ins:
+        try:
+            dataclasses.replace(target, **stand_ins).build()
+        except (LibraryMissing, TargetBuildError):
+            pass
+        except DPFuzzError as error:
+            problems.append(str(error))
+    return problems
+
+
 def validate(
     config: CampaignConfig, source: str = "the campaign config", problems: list[str] | None = None
 ) -> None:
@@ -533,6 +559,12 @@ def validate(
             check_choice(f"{target.name}: tester", tester, ("entry", "auto", *TESTER_NAMES))
             if target.truth is not None:
                 check_choice(f"{target.name}: truth", target.truth, TRUTHS)
+            parts = _part_problems(target)
+            if parts:  # the claim's and the domain's problems together, before the target's own
+                problems += [
+                    p if p.startswith(target.name) else f"{target.name}: {p}" for p in parts
+                ]
+                continue
             resolved = target.build()
             if tester not in ("entry", "auto"):
                 make_tester(tester, resolved.claim)

@@ -115,8 +115,8 @@ def run_time(run: dict, last_finished: str | None) -> str:
             datetime.fromisoformat(str(last_finished)) - datetime.fromisoformat(run["started"])
         ).total_seconds()
     except (ValueError, TypeError, KeyError):
-        return f"started {run.get('started')}"
-    return f"started {run['started']}, {seconds / 60:.1f} min to its last stored audit"
+        return f"Started {run.get('started')}"
+    return f"Started {run['started']}, {seconds / 60:.1f} min to its last stored audit"
 
 
 def counts(summaries: list[dict]) -> dict[str, int]:
@@ -368,9 +368,16 @@ def _label_points(axis, points: list[dict]) -> None:
             s["target"],
             (s["claimed_epsilon"], s["epsilon_lower_bound"]),
             fontsize=6,
-            xytext=(3, 3),
+            xytext=(5, 5),  # clear of the marker
             textcoords="offset points",
             color="#57606a",
+            zorder=4,  # over the identity line, on a light backing so the line does not cross it
+            bbox={
+                "boxstyle": "round,pad=0.1",
+                "facecolor": "white",
+                "edgecolor": "none",
+                "alpha": 0.8,
+            },
         )
 
 

@@ -231,3 +231,16 @@ def test_every_bad_mechanism_is_stored_as_its_outcome(workdir):
     assert not [s["error"] for s in summaries if "dpfuzz failed" in (s.get("error") or "")]
     mutates = next(s for s in summaries if s["target"].endswith(":mutates_dataset"))
     assert "read-only" in mutates["error"] and "np.array(dataset)" in mutates["error"]
+
+
+def test_a_target_with_three_mistakes_reports_all_three(workdir, capsys):
+    path = workdir / "three.toml"
+    path.write_text(
+        '[[target]]\nmechanism = "bad_mechanisms:complex_outputs"\n'
+        'claim = { type = "PureDB", epsilon = 1 }\ndomain = { max_size = "three" }\n'
+        "params = { bins = 3 }\n"
+    )
+    assert main(["campaign", "run", str(path), "--results", str(workdir / "r")]) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert "Did you mean 'PureDP'?" in err and "max_size must be an int" in err
+    assert "takes no parameters, got ['bins']" in err
