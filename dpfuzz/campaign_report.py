@@ -99,6 +99,12 @@ def verdict_sentence(run: dict, summaries: list[dict], missing: str | None) -> s
     """The run's result in one sentence, the one a manager reads first."""
     failed = failures(summaries, run["config"].get("allow_inconclusive", False))
     if not failed and not missing:
+        allowed = counts(summaries).get("inconclusive", 0)
+        if allowed:
+            return (
+                f"Passes: all {len(summaries)} audits behave as documented, {allowed} of them"
+                " inconclusive, which this run's config allows."
+            )
         return f"Passes: all {len(summaries)} audits behave as documented."
     reasons = [f"{count} {name}" for name, count in sorted(counts(failed).items())]
     if missing:

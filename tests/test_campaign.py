@@ -721,3 +721,18 @@ def test_an_audit_that_exits_crashes_or_hangs_is_stored_and_the_campaign_goes_on
     assert (
         "4 stored audits will run again" in capsys.readouterr().out and len(store.summaries(1)) == 5
     )
+
+
+def test_the_campaign_page_says_first_whether_the_run_passes_and_why_not():
+    from dpfuzz.campaign_report import verdict_sentence
+
+    audits = [{"outcome": "ok"}, {"outcome": "inconclusive"}]
+    allowed = verdict_sentence({"config": {"allow_inconclusive": True}}, audits, None)
+    assert allowed == (
+        "Passes: all 2 audits behave as documented, 1 of them inconclusive, which this run's"
+        " config allows."
+    )
+    failing = verdict_sentence({"config": {}}, [*audits, {"outcome": "missed"}], "2 missing")
+    assert (
+        failing == "Fails because 1 inconclusive, 1 missed, the run is incomplete (listed below)."
+    )
