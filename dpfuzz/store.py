@@ -41,11 +41,32 @@ class ResultsStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(self.path)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.executescript(_SCHEMA)
-        self._connection.commit()
+        try:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.executescript(_SCHEMA)
+            self._connection.commit()
+        except sqlite3.DatabaseError as error:
+            self._connection.close()
+            raise ConfigError(
+                f"{self.path} is not a dpfuzz results database ({error}); give the --results"
+                " folder of a campaign, or a new folder."
+            ) from None
         self._lock_file = None
         self._locked: set[int] = set()
+
+    def _loads(self, text: str, what: str) -> dict:
+        """A stored JSON object, or a `ConfigError` naming the database: a results database is
+        data that something else may have written."""
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, TypeError):
+            value = None
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"{self.path} holds a {what} that is not a JSON object: the database was written by"
+                " something other than dpfuzz, or damaged. Use another --results folder."
+            )
+        return value
 
     def close(self) -> None:
         self._connection.close()
@@ -85,7 +106,7 @@ class ResultsStore:
             "SELECT run_id, started, config FROM runs ORDER BY run_id"
         ).fetchall()
         return [
-            {"run_id": run_id, "started": started, "config": json.loads(config)}
+            {"run_id": run_id, "started": started, "config": self._loads(config, "run config")}
             for run_id, started, config in rows
         ]
 
@@ -125,7 +146,11 @@ class ResultsStore:
         rows = self._connection.execute(
             "SELECT key, summary FROM audits WHERE run_id = ?", (run_id,)
         ).fetchall()
-        keys = [key for key, summary in rows if json.loads(summary).get("outcome") in outcomes]
+        keys = [
+            key
+            for key, summary in rows
+            if self._loads(summary, "summary").get("outcome") in outcomes
+        ]
         self._connection.executemany(
             "DELETE FROM audits WHERE run_id = ? AND key = ?", [(run_id, key) for key in keys]
         )
@@ -144,7 +169,7 @@ class ResultsStore:
         rows = self._connection.execute(
             "SELECT summary FROM audits WHERE run_id = ? ORDER BY finished, key", (run_id,)
         ).fetchall()
-        return [json.loads(summary) for (summary,) in rows]
+        return [self._loads(summary, "summary") for (summary,) in rows]
 
     def last_finished(self, run_id: int) -> str | None:
         """When the run's last stored audit finished (ISO 8601), or None before any."""
@@ -173,7 +198,7 @@ class ResultsStore:
                 "SELECT report FROM audits WHERE run_id = ? AND key = ?", (run_id, key)
             ).fetchone()
             if row is not None and row[0] is not None:
-                yield key, json.loads(row[0])
+                yield key, self._loads(row[0], "report")
 
 
 def _now() -> str:

@@ -178,3 +178,23 @@ def test_a_tampered_results_database_puts_no_live_script_in_any_report(workdir):
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_a_results_database_that_is_not_sqlite_or_not_json_is_one_line_status_2(workdir, capsys):
+    import sqlite3 as sql
+
+    from dpfuzz.cli import main
+
+    (workdir / "garbage").mkdir()
+    (workdir / "garbage" / "results.db").write_bytes(b"not a database " * 300)
+    assert main(["report", "--results", str(workdir / "garbage")]) == 2
+    assert "is not a dpfuzz results database" in capsys.readouterr().err
+    config = _write(
+        workdir / "c.toml", 'trials = 2\nsamples = 2000\n[[target]]\nentry = "Laplace"\n'
+    )
+    results = workdir / "results"
+    assert main(["campaign", "run", str(config), "--results", str(results), "--no-report"]) == 0
+    with sql.connect(results / "results.db") as connection:
+        connection.execute("UPDATE audits SET summary = 'not json'")
+    assert main(["report", "--results", str(results)]) == 2
+    assert "holds a summary that is not a JSON object" in capsys.readouterr().err
