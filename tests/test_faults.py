@@ -198,3 +198,16 @@ def test_a_results_database_that_is_not_sqlite_or_not_json_is_one_line_status_2(
         connection.execute("UPDATE audits SET summary = 'not json'")
     assert main(["report", "--results", str(results)]) == 2
     assert "holds a summary that is not a JSON object" in capsys.readouterr().err
+
+
+def test_a_scheduler_lost_while_an_audit_counts_on_it_is_cluster_lost():
+    pytest.importorskip("dask.distributed")
+    from dpfuzz.engine.chunks import count_on_cluster
+    from dpfuzz.errors import ClusterLost
+
+    class Gone:  # a client whose scheduler closed the connection
+        def scatter(self, *args, **kwargs):
+            raise OSError("CommClosedError: in <TCP (closed)>: Stream is closed")
+
+    with pytest.raises(ClusterLost, match="lost while counting outputs"):
+        count_on_cluster(Gone(), None, 0, [10], [0], None, 1)

@@ -14,14 +14,15 @@ from __future__ import annotations
 import math
 import sys
 import threading
-from contextlib import contextmanager
+from concurrent.futures import CancelledError
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.engine import clock
-from dpfuzz.errors import InvalidArgument
+from dpfuzz.errors import ClusterLost, InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.testers import Tester
 
@@ -116,31 +117,38 @@ def count_on_cluster(
     """Chunks `first_index`, … of `sizes` counted on the Dask `client`'s workers; with a
     `deadline` (an `engine.clock` reading), those finished by then, and at least the first
     `at_least` chunks. Returns them in index order, and the wall seconds they took; what a chunk
-    raised (the mechanism's `MechanismError`) is raised here."""
+    raised (the mechanism's `MechanismError`) is raised here, and a lost scheduler or worker is
+    `ClusterLost`."""
     from dask.distributed import wait
 
     began = clock.now()
-    shared = client.scatter(job, broadcast=True, hash=False)
-    futures = [
-        client.submit(count_chunk, shared, first_index + offset, size, keep, pure=False)
-        for offset, (size, keep) in enumerate(zip(sizes, keeps))
-    ]
     try:
-        if deadline is None:
-            wait(futures)
-        else:
-            wait(futures[:at_least])
-            left = deadline - clock.now()
-            if left > 0:
-                wait(futures, timeout=left, return_when="ALL_COMPLETED")
-    except TimeoutError:
-        pass
-    finally:
-        pending = [future for future in futures if not future.done()]
-        client.cancel(pending)
-    failed = next((future for future in futures if future.status == "error"), None)
-    if failed is not None:
-        raise failed.exception()
+        shared = client.scatter(job, broadcast=True, hash=False)
+        futures = [
+            client.submit(count_chunk, shared, first_index + offset, size, keep, pure=False)
+            for offset, (size, keep) in enumerate(zip(sizes, keeps))
+        ]
+        try:
+            if deadline is None:
+                wait(futures)
+            else:
+                wait(futures[:at_least])
+                left = deadline - clock.now()
+                if left > 0:
+                    wait(futures, timeout=left, return_when="ALL_COMPLETED")
+        except TimeoutError:
+            pass
+        finally:
+            with suppress(Exception):  # the scheduler may be gone
+                client.cancel([future for future in futures if not future.done()])
+        failed = next((future for future in futures if future.status == "error"), None)
+        error = None if failed is None else failed.exception()
+    except (OSError, CancelledError) as lost:  # the scheduler's connection, a cancelled chunk
+        raise ClusterLost(f"the Dask cluster was lost while counting outputs ({lost!r})") from None
+    if error is not None:
+        if type(error).__name__ == "KilledWorker":  # its worker died: the cluster's failure
+            raise ClusterLost(f"a Dask worker counting outputs was lost ({error!r})")
+        raise error
     done = [future.result() for future in futures if future.status == "finished"]
     return sorted(done, key=lambda chunk: chunk.index), clock.now() - began
 
