@@ -211,3 +211,55 @@ def test_a_scheduler_lost_while_an_audit_counts_on_it_is_cluster_lost():
 
     with pytest.raises(ClusterLost, match="lost while counting outputs"):
         count_on_cluster(Gone(), None, 0, [10], [0], None, 1)
+
+
+PARENT = """
+import sys
+from dpfuzz.campaign import load_config, run_audit
+from dpfuzz.isolation import run_in_subprocess
+
+spec = load_config(sys.argv[1]).audits()[0]
+run_in_subprocess(spec, 600, run_audit)
+"""
+
+
+def test_an_audits_child_ends_with_its_dask_worker_and_removes_its_folder(workdir):
+    (workdir / "hanging.py").write_text(
+        "import time\ndef hangs(dataset, num_samples, rng):\n    time.sleep(600)\n"
+    )
+    config = _write(
+        workdir / "c.toml",
+        '[[target]]\nmechanism = "hanging:hangs"\nclaim = { type = "PureDP", epsilon = 1.0 }\n',
+    )
+    temporary = workdir / "tmp"
+    temporary.mkdir()
+    environment = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(workdir)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, str(config)], env=environment, cwd=workdir
+    )
+    _wait_for(lambda: any(temporary.glob("dpfuzz-audit-*/job.pickle")), 60, "the audit's child")
+    (folder,) = temporary.glob("dpfuzz-audit-*")
+    children = [
+        int(proc.name)
+        for proc in Path("/proc").iterdir()
+        if proc.name.isdigit() and str(folder) in _cmdline(proc)
+    ]
+    assert children
+    parent.kill()  # as a Dask worker killed with SIGKILL
+    parent.wait()
+    _wait_for(lambda: not any(_alive(pid) for pid in children), 30, "the child to end")
+    _wait_for(lambda: not folder.exists(), 30, "the job's folder to go")
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
