@@ -895,7 +895,7 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
     return 0 if args.exit_zero else status
 
 
-def printable(text: str) -> str:
+def _printable(text: str) -> str:
     """`text` with control characters (a newline, a terminal's escape codes) shown as escapes:
     names from a config or a results database cannot forge lines on the terminal."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
@@ -970,7 +970,7 @@ def _write_report(store, run_id, out, compare_with, console, allow_inconclusive:
     for path in paths:
         console.print(f"report written to {path}")
     for failure in failing:
-        outcome, text = printable(failure["outcome"]), printable(failure_text(failure))
+        outcome, text = _printable(failure["outcome"]), _printable(failure_text(failure))
         console.print(f"[bold red]{escape(outcome)}[/]: {escape(text)}")
     return 1 if failing else 0
 
@@ -1016,7 +1016,7 @@ class _Progress:
             )
         if summary.get("error"):
             text += f": {summary['error']}"
-        text = printable(text)
+        text = _printable(text)
         if self.bar is not None:
             self.bar.update(self.task, completed=done, description=text)
         else:

@@ -429,3 +429,9 @@ def test_workers_are_at_least_one_and_at_most_the_cores(tmp_path, capsys):
     cores = len(os.sched_getaffinity(0))
     console = Console(file=open(os.devnull, "w"))
     assert _worker_count(1000, console) == cores and _worker_count(1, console) == 1
+
+
+def test_names_with_control_characters_cannot_forge_terminal_lines():
+    from dpfuzz.cli import _printable
+
+    assert _printable("leaky\n[9/9] fine: ok\x1b[2K") == "leaky\\n[9/9] fine: ok\\x1b[2K"
