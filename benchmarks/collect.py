@@ -133,6 +133,11 @@ EXPERIMENTS = [
         "python benchmarks/report_memory.py",
         "issue 80: dpfuzz report's memory against stored audits",
     ),
+    (
+        "loaded_suite",
+        "python benchmarks/loaded_suite.py --runs 3",
+        "issue 79: the test suite beside four busy processes",
+    ),
 ]
 PACKAGES = [
     "numpy",
