@@ -31,6 +31,11 @@ def slow_sum(dataset, num_samples, rng):
 """
 
 
+# Dask's scheduler and worker commands, run by this interpreter (whatever is on PATH)
+SCHEDULER = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--no-dashboard"]
+WORKER = [sys.executable, "-m", "distributed.cli.dask_worker", "--no-dashboard"]
+
+
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     (tmp_path / "fault_mechanisms.py").write_text(MODULE)
@@ -61,7 +66,7 @@ def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(
     scheduler_file = workdir / "scheduler.json"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": workdir}
     scheduler = subprocess.Popen(
-        ["dask", "scheduler", "--no-dashboard", "--port", "0", "--scheduler-file", scheduler_file],
+        [*SCHEDULER, "--port", "0", "--scheduler-file", scheduler_file],
         start_new_session=True,
         **quiet,
     )
@@ -72,7 +77,7 @@ def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(
 
         address = json.loads(scheduler_file.read_text())["address"]
         worker = subprocess.Popen(
-            ["dask", "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"],
+            [*WORKER, address, "--nworkers", "1", "--nthreads", "1"],
             start_new_session=True,
             **quiet,
         )
