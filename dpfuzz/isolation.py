@@ -97,6 +97,11 @@ def _end_with_campaign(alive) -> None:
         alive.recv()
     except (EOFError, OSError):
         pass
+    _end_own_group()
+
+
+def _end_own_group() -> None:
+    """Kill this process and every process in its group (what it started), at once."""
     if hasattr(os, "killpg"):
         os.killpg(os.getpgid(0), signal.SIGKILL)
     os._exit(1)
@@ -280,9 +285,7 @@ def _end_with_parent(folder: Path) -> None:
     with suppress(OSError):
         sys.stdin.buffer.read()
     shutil.rmtree(folder, ignore_errors=True)
-    if hasattr(os, "killpg"):
-        os.killpg(os.getpgid(0), signal.SIGKILL)
-    os._exit(1)
+    _end_own_group()
 
 
 def _child(job: str) -> None:

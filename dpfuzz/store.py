@@ -191,14 +191,13 @@ class ResultsStore:
 
     def each_report(self, run_id: int) -> Iterator[tuple[str, dict]]:
         """(key, report) of the run's audits, read one row at a time: a night of 10^4 audits
-        never sits in memory whole."""
-        keys = sorted(self.report_keys(run_id))
-        for key in keys:
-            row = self._connection.execute(
-                "SELECT report FROM audits WHERE run_id = ? AND key = ?", (run_id, key)
-            ).fetchone()
-            if row is not None and row[0] is not None:
-                yield key, self._loads(row[0], "report")
+        never sits in memory whole (an SQLite cursor fetches its rows as they are read)."""
+        rows = self._connection.execute(
+            "SELECT key, report FROM audits WHERE run_id = ? AND report IS NOT NULL ORDER BY key",
+            (run_id,),
+        )
+        for key, report in rows:
+            yield key, self._loads(report, "report")
 
 
 def _now() -> str:
