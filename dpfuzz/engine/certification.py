@@ -248,9 +248,12 @@ class FreshOutputs:
         return results
 
 
-def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
-    """Samples guidance: fail before the search when no outcome could refute the claim (a δ too
-    small to test makes the verdict inconclusive instead, `engine.verdict`)."""
+def check_refutable(run: Run, tester: Tester, plan: Plan) -> str | None:
+    """Samples guidance, before the search: fail when no outcome on `verify_samples` outputs
+    could refute the claim; when the outputs the draw or time budget leaves could not, but
+    `verify_samples` could, return why the audit is inconclusive (the probe has drawn by then:
+    the budget, not the settings, is short). A δ too small to test makes the verdict inconclusive
+    after the verification instead (`engine.verdict`)."""
     claim, budget = run.claim, run.budget
     # what the clock leaves verification
     floor = 0 if budget.deadline is None else run.policy.deadline_floor
@@ -265,7 +268,17 @@ def check_refutable(run: Run, tester: Tester, plan: Plan) -> None:
     best = tester.max_certifiable(claim, largest, beta)
     threshold = tester.threshold(claim)
     if best is None or best > threshold:
-        return
+        return None
+    if (
+        largest < plan.verify_samples
+        and (tester.max_certifiable(claim, plan.verify_samples, beta) or 0) > threshold
+    ):
+        return (
+            f"the budget leaves at most {largest:,} verification outputs per dataset after"
+            f" {budget.used:,} draws, and with them no outcome could refute {claim.describe()}"
+            f" (an event that separates the datasets perfectly certifies at most {best:.4g}; the"
+            f" claim allows {threshold:.4g}). Raise max_seconds or max_draws"
+        )
     needed = largest
     while needed < 10**13 and (tester.max_certifiable(claim, needed, beta) or 0) <= threshold:
         needed *= 2

@@ -23,7 +23,7 @@ from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.schedule import plan_search, racing_pairs, racing_rounds
 from dpfuzz.engine.stops import StopReason
-from dpfuzz.errors import InvalidArgument
+from dpfuzz.errors import MechanismTooSlow
 from dpfuzz.finders import BaseFinder
 from dpfuzz.report import TrialRecord
 from dpfuzz.testers import Tester, TestResult
@@ -133,7 +133,7 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
         except OutOfTime:
             if not candidates:  # time for one pair and the smallest verification look
                 needed = budget.max_seconds + 2 * (start + run.policy.min_look) / budget.rate
-                raise InvalidArgument(
+                raise MechanismTooSlow(
                     f"max_seconds={budget.max_seconds:g} ended the search before the first pair had"
                     f" {start:,} outputs per side (the mechanism draws about {budget.rate:,.0f} per"
                     f" second): give max_seconds >= {needed:.0f}."
