@@ -98,6 +98,11 @@ EXPERIMENTS = [
         "issue 64: point masses and one coordinate's tails under pure DP",
     ),
     (
+        "draws_to_verdict",
+        "python benchmarks/draws_to_verdict.py",
+        "issue 76: total draws to refute, adaptive against sequential, beside an oracle",
+    ),
+    (
         "slow_releases",
         "python benchmarks/slow_releases.py",
         "issue 64: max_seconds as a hard bound on slow per-call releases",

@@ -27,6 +27,7 @@ from dpfuzz.engine.pipeline import search_and_certify, too_slow_report
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.probe import probe
+from dpfuzz.engine.race import check_sequential
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
@@ -83,6 +84,8 @@ def audit(
         )
     if isinstance(settings.tester, Tester):
         settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
+    if settings.sampling == "sequential":
+        check_sequential(settings, claim)
     check_memory(settings)
     fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     policy = policy or AuditPolicy()
@@ -98,9 +101,15 @@ def audit(
     check_max_draws(settings, run.policy)
     unbounded = settings.max_draws is None and settings.max_seconds is None
     try:
+        # a race fits its events on its own rounds' outputs: the probe only sees their shape
+        probe_size = (
+            run.policy.probe_min_samples
+            if settings.sampling == "sequential"
+            else min(run.policy.probe_samples, settings.samples)
+        )
         probed = probe(
             run,
-            min(run.policy.probe_samples, settings.samples),
+            probe_size,
             run.policy.slow_max_seconds if unbounded else settings.max_seconds,
         )
         check_memory(settings, probed.samples)
@@ -145,6 +154,15 @@ def check_memory(settings: AuditSettings, outputs=None) -> None:
 
 def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
     """Refuse a `max_draws` below the smallest audit's draws."""
+    if settings.sampling == "sequential":
+        smallest = policy.smallest_race_draws
+        if settings.max_draws is not None and settings.max_draws < smallest:
+            raise InvalidArgument(
+                f"max_draws={settings.max_draws:,} is below the smallest sequential audit's"
+                f" {smallest:,} draws (its probe, then {policy.race_first_samples} outputs per side"
+                f" of one pair, twice): give max_draws >= {smallest:,}."
+            )
+        return
     smallest = policy.smallest_audit_draws
     if settings.max_draws is not None and settings.max_draws < smallest:
         raise InvalidArgument(
@@ -175,6 +193,8 @@ def audit_tester(settings: AuditSettings, claim: Claim, outputs, mechanism: Mech
     mechanism's words for output patterns given); with ``arithmetic="float"``, with the float
     bit-pattern tester beside it, each at β/2."""
     tester = make_tester(settings.tester, claim, outputs, describe_output=output_words(mechanism))
+    if settings.sampling == "sequential" and not tester.counts_events:  # "auto" chose a tester
+        tester = make_tester("hockey_stick", claim, describe_output=output_words(mechanism))
     if settings.arithmetic == "float" and tester.name != "float_bits":
         from dpfuzz.testers.either import EitherTester
         from dpfuzz.testers.float_bits import FloatBitsTester

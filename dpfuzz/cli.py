@@ -32,7 +32,7 @@ TESTERS = ("auto", "hockey_stick", "histogram", "mmd", "renyi", "float_bits")
 FINDERS = ("random", "grid", "hypothesis", "vizier")
 RELATIONS = ("add_remove", "substitute", "linf")
 BUDGET_NAMES = ("default", "quick", "thorough")
-SAMPLING = ("adaptive", "fixed")
+SAMPLING = ("adaptive", "fixed", "sequential")
 ARITHMETIC = ("real", "float")
 VERIFY_DIRECTIONS = ("both", "one")
 CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedDP")
@@ -241,7 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--sampling",
         choices=SAMPLING,
-        help="adaptive: draws go where the evidence is (default adaptive)",
+        help=(
+            "adaptive: draws go where the evidence is; sequential: search and certification as"
+            " one race, for slow releases (default adaptive)"
+        ),
     )
     search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
     search.add_argument(

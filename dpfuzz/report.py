@@ -220,6 +220,8 @@ class AuditReport:
         if self.power is None:
             return None
         power = self.power
+        if "text" in power:
+            return power["text"] + "; smaller violations, or ones elsewhere, may remain"
         if power["value"] is None and power.get("count_p_needed") is not None:
             return (
                 f"the event held none of the {power['samples']:,} verification outputs under Q; "
@@ -238,6 +240,46 @@ class AuditReport:
         if power.get("epsilon") is not None and power["divergence"] != "privacy_loss":
             text += f", i.e. a privacy loss of ε ≥ {power['epsilon']:.4g} on that event"
         return text + "; smaller violations, or ones elsewhere, may remain"
+
+    def certified_text(self) -> str:
+        """The certified bound against what the claim allows (a race's: its e-value)."""
+        result = self.verification
+        if result.details.get("sequential"):
+            return (
+                f"e-value {result.bound:.4g} against {result.details['hypothesis']} (refutes above"
+                f" 1/β = {result.threshold:g})"
+            )
+        return f"{result.divergence} ≥ {result.bound:.6g} (the claim allows {result.threshold:.6g})"
+
+    def _bound_line(self) -> str:
+        """The summary's line of `certified_text`."""
+        result = self.verification
+        if result.details.get("sequential"):
+            return (
+                f"  e-value           {result.bound:.4g} against {result.details['hypothesis']}"
+                f" (refutes above 1/beta = {result.threshold:g})"
+            )
+        return f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"
+
+    def _draws_line(self, search: list) -> str:
+        """What was drawn, and how it was spent."""
+        result, total = self.verification, self.seconds.get("total", 0.0)
+        if result.details.get("sequential"):
+            return (
+                f"  draws             {self.draws:,} outputs: {result.details['pairs']} pairs raced"
+                f" in {result.details['rounds']} rounds, {result.num_samples[0]:,} per side bet"
+                f" on this pair's event; {total:.2f} s"
+            )
+        looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
+        searched = (
+            f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, "
+            if search
+            else f"one pair fitted on {self.samples:,} per side, "
+        )
+        return (
+            f"  draws             {self.draws:,} outputs: {searched}verified on"
+            f" {result.num_samples[0]:,} fresh per side ({looks}); {total:.2f} s"
+        )
 
     def summary(self) -> str:
         """The lines a person reads first."""
@@ -258,14 +300,7 @@ class AuditReport:
             lines += [
                 f"  confidence        1 - beta = {1 - self.beta:g} (whole audit)",
                 # a privacy-loss bound is the ε bound: one line states both
-                *(
-                    []
-                    if result.divergence == "privacy_loss"
-                    else [
-                        f"  {result.divergence} >= {result.bound:.6g}  (claim allows"
-                        f" {result.threshold:.6g})"
-                    ]
-                ),
+                *([] if result.divergence == "privacy_loss" else [self._bound_line()]),
                 f"  epsilon lower bound  {epsilon}"
                 + ("" if claimed is None else f" (claimed {claimed:g})"),
             ]
@@ -278,17 +313,7 @@ class AuditReport:
             lines.append(f"  event             {result.event}")
             if not self.violated and self.power_text():
                 lines.append(f"  power             {self.power_text()}")
-            looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
-            lines.append(
-                f"  draws             {self.draws:,} outputs: "
-                + (
-                    f"{len(search)} trial{'s' if len(search) != 1 else ''} searched, "
-                    if search
-                    else f"one pair fitted on {self.samples:,} per side, "
-                )
-                + f"verified on {result.num_samples[0]:,} fresh per side ({looks});"
-                f" {self.seconds.get('total', 0.0):.2f} s"
-            )
+            lines.append(self._draws_line(search))
         else:
             lines.append(
                 f"  draws             {self.draws:,} outputs in"
@@ -367,13 +392,7 @@ class AuditReport:
         )
         tested = (
             [
-                (
-                    "certified bound",
-                    (
-                        f"{self.verification.divergence} ≥ {self.bound:.6g} (the claim allows"
-                        f" {self.threshold:.6g})"
-                    ),
-                ),
+                ("certified bound", self.certified_text()),
                 ("ε lower bound", epsilon),
                 ("event", self.verification.event),
                 *([("power", self.power_text())] if self.power_text() else []),
@@ -489,6 +508,11 @@ GLOSSARY = (
     (
         "hockey-stick divergence",
         "P(S) − e^ε·Q(S) for the event S; an (ε, δ) claim allows at most δ.",
+    ),
+    (
+        "e-value",
+        "a sequential audit's evidence against the claim, valid at every look: the claim is refuted"
+        " when it exceeds 1/β (a true claim reaches that with probability at most β).",
     ),
     (
         "power",

@@ -23,7 +23,7 @@ from dpfuzz.validation import (
     check_seconds,
 )
 
-SAMPLING_MODES = ("adaptive", "fixed")
+SAMPLING_MODES = ("adaptive", "fixed", "sequential")
 ARITHMETIC = ("real", "float")
 VERIFY_DIRECTIONS = ("both", "one")
 # One verification draw is cheap next to `trials` search draws, and it alone sets the
@@ -48,8 +48,11 @@ class AuditSettings:
     beta : false-alarm probability of the whole audit.
     seed : makes the audit reproducible; drawn at random (and reported) when None.
     sampling : ``"adaptive"`` (draws go to the most violating pairs, verification stops as soon
-        as a violation is certified) or ``"fixed"`` (every trial gets `samples`, verification
-        gets `verify_samples`).
+        as a violation is certified), ``"fixed"`` (every trial gets `samples`, verification
+        gets `verify_samples`) or ``"sequential"`` (search and certification as one race: the
+        first `trials` pairs draw in rounds, every output after the first round's is bet on, and
+        the audit stops at the first round whose evidence refutes the claim at level β, or when
+        max_draws or max_seconds end it: slow releases, (ε, δ) claims, hockey-stick tester).
     max_draws : cap on all mechanism outputs the audit draws (deterministic).
     max_seconds : cap on the audit's wall-clock time, a hard one (not reproducible; the report
         says so).

@@ -693,6 +693,62 @@ def test_a_call_that_hangs_ends_the_audit_at_max_seconds_inconclusive():
     )
 
 
+def test_a_budget_too_short_to_refute_after_the_probe_is_inconclusive_not_an_error(clock):
+    # 10 ms per output: after the probe, max_seconds = 60 leaves under 3,000 outputs per side,
+    # too few to refute ε = 8 (about 11,000 are needed; verify_samples would be plenty).
+    def slow_noisy_sum(dataset, num_samples, rng):
+        clock.advance(0.01 * num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    report = audit(slow_noisy_sum, PureDP(8.0), Domain(max_size=3), seed=0, max_seconds=60)
+    assert report.verdict is Verdict.INCONCLUSIVE and not report.tested
+    assert "the budget leaves at most" in report.inconclusive
+    assert "Raise max_seconds or max_draws" in report.inconclusive
+
+
+def test_a_first_pair_the_deadline_overtakes_is_inconclusive_not_an_error(clock):
+    # the probe fits in max_seconds; the first search pair's outputs do not
+    def slowing(dataset, num_samples, rng):
+        clock.advance(0.001 * num_samples if num_samples <= 64 else 10.0 * num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    report = audit(slowing, PureDP(0.1), Domain(max_size=3), seed=0, max_seconds=20, samples=400)
+    assert report.verdict is Verdict.INCONCLUSIVE
+    assert "ended the search before the first pair" in report.inconclusive
+
+
+def test_a_release_that_builds_itself_on_its_first_call_is_paced_by_the_calls_after_it(clock):
+    # the first call takes 5 s (an import, a lazy build); then a million outputs per second: the
+    # audit is planned as the fast release it is, not limited in time as a slow one
+    calls = []
+
+    def lazy(dataset, num_samples, rng):
+        clock.advance((5.0 if not calls else 0.0) + 1e-6 * num_samples)
+        calls.append(num_samples)
+        return noisy_sum(dataset, num_samples, rng)
+
+    report = audit(lazy, PureDP(1.0), Domain(max_size=3), seed=0, budget="quick")
+    assert not any("outputs per second" in note for note in report.notes)
+    assert report.draw_rate > 10**5 and report.reproducible
+
+
+def test_an_audit_whose_event_could_not_refute_is_inconclusive_not_passed(clock):
+    # 5 calls per second for 120 s: about 50 verification outputs per side. Where no count under P
+    # would have refuted the claim on the certified event, the verdict is inconclusive; where
+    # one would have, it is "not refuted" with that power.
+    def release(dataset, rng):
+        clock.advance(0.2)
+        return float(np.sum(dataset) + rng.laplace(0.0, 1.0))
+
+    for seed in range(3):
+        report = audit(
+            per_call(release), PureDP(1.0), Domain(max_size=3), seed=seed, max_seconds=120
+        )
+        powerless = report.power is not None and report.power["value"] == math.inf
+        assert (report.verdict is Verdict.INCONCLUSIVE) == powerless
+        assert not powerless or "no outcome on the certified event" in report.inconclusive
+
+
 def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so(clock):
     # 2 ms per output: the default budget's 3·10^6 draws would take 100 min, so the audit takes
     # `slow_max_seconds` (here 2) and its report says why and that it is not reproducible.

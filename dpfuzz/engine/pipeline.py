@@ -19,6 +19,13 @@ from dpfuzz.engine import clock
 from dpfuzz.engine.certification import check_refutable, verification_pair, verify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.probe import Probe
+from dpfuzz.engine.race import (
+    RACE_SCORE,
+    check_raceable,
+    race,
+    race_inconclusive,
+    race_power,
+)
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.search import search
 from dpfuzz.engine.verdict import inconclusive_reason
@@ -33,8 +40,13 @@ from dpfuzz.testers.events import ScoreEvent
 def search_and_certify(
     run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
 ) -> AuditReport:
-    """Search with `settings.finder`, certify the chosen pair, and report."""
-    check_refutable(run, tester, plan)
+    """Search with `settings.finder`, certify the chosen pair, and report (a sequential plan:
+    race the finder's pairs to a verdict, `engine.race`)."""
+    if plan.sequential:
+        return race_and_report(run, tester, plan, settings, probed)
+    short = check_refutable(run, tester, plan)
+    if short is not None:
+        return too_slow_report(run, settings, short)
     finder = make_finder(settings.finder)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     try:
@@ -66,6 +78,35 @@ def search_and_certify(
     return report(run, tester, plan, settings, finder, probed, verification, seconds)
 
 
+def race_and_report(
+    run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
+) -> AuditReport:
+    """Race `settings.finder`'s pairs to a verdict (`engine.race`), and report."""
+    check_raceable(tester, run.claim)
+    finder = make_finder(settings.finder)
+    finder.start(run.domain, np.random.default_rng(run.finder_seed))
+    began = clock.now()
+    try:
+        verification = race(run, finder, tester, plan)
+    finally:
+        finder.stop()
+    if verification is None:
+        return too_slow_report(
+            run,
+            settings,
+            f"the budget ended the race after {run.budget.used:,} draws, before any output was"
+            " bet on: raise max_draws or max_seconds",
+        )
+    finished = clock.now()
+    seconds = {
+        "probe": probed.seconds,
+        "search": finished - began,
+        "verify": 0.0,
+        "total": finished - run.budget.started,
+    }
+    return report(run, tester, plan, settings, finder, probed, verification, seconds)
+
+
 def report(
     run: Run,
     tester: Tester,
@@ -91,7 +132,7 @@ def report(
         domain=run.domain,
         tester=tester.name,
         finder=finder.name,
-        search_score=tester.score_name(run.claim),
+        search_score=RACE_SCORE if plan.sequential else tester.score_name(run.claim),
         seed=run.seed,
         trials=len({record.trial for record in run.history}) or int(plan.orient_by_fit),
         samples=plan.samples,
@@ -100,12 +141,8 @@ def report(
         draws=run.budget.used,
         draw_rate=run.budget.rate,
         looks=tuple(verification.looks),
-        power=None if result.violated else tester.detectable(result),
-        inconclusive=(
-            None
-            if result.violated
-            else inconclusive_reason(tester, result, run.policy.delta_power_factor)
-        ),
+        power=None if result.violated else _power(tester, result),
+        inconclusive=None if result.violated else _inconclusive(run, tester, result),
         reproducible=probed.reproducible and run.budget.deadline is None,
         notes=tuple(run.notes),
         stops=tuple(run.stops),
@@ -115,6 +152,28 @@ def report(
         profile=profile(run, verification.samples, plan.beta),
         distributions=distributions(run, tester, verification),
     )
+
+
+def _power(tester: Tester, result: TestResult) -> dict:
+    """What a certificate that did not refute could have refuted (a race's: `race_power`)."""
+    return race_power(result) if result.details.get("sequential") else tester.detectable(result)
+
+
+def _inconclusive(run: Run, tester: Tester, result: TestResult) -> str | None:
+    """Why a certificate that did not refute could not have refuted a violation of a stated size
+    (`engine.verdict`; a race's: `race_inconclusive`), including when no outcome on its own event
+    could have: then its power statement is no power."""
+    if result.details.get("sequential"):
+        return race_inconclusive(tester, result, run.policy.delta_power_factor)
+    reason = inconclusive_reason(tester, result, run.policy.delta_power_factor)
+    power = _power(tester, result)
+    if reason is None and power is not None and power.get("value") == math.inf:
+        return (
+            f"with {power['samples']:,} verification outputs per side no outcome on the certified"
+            " event could have refuted the claim (it holds too much of the other dataset's"
+            " outputs); raise verify_samples, max_draws or max_seconds"
+        )
+    return reason
 
 
 def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditReport:

@@ -29,6 +29,8 @@ class Plan:
         evaluation's own (an estimate: its final certification's size); None otherwise.
     orient_by_fit : one given pair oriented, and its event chosen, in one fit on all its search
         samples (`Tester.fit_oriented`) rather than by held-out scores of both directions.
+    sequential : search and certification as one race, certified by betting at every look
+        (`dpfuzz.engine.race`).
     fill_racing : an open-ended finder proposes pairs beyond `trials` while the racing schedule
         fits the nominal trials × samples per side (`AuditPolicy.racing_fill`).
     """
@@ -42,6 +44,7 @@ class Plan:
     selection_samples: int | None = None
     orient_by_fit: bool = False
     fill_racing: bool = False
+    sequential: bool = False
 
     @classmethod
     def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> Plan:
@@ -55,5 +58,6 @@ class Plan:
             beta=settings.beta,
             adaptive=settings.sampling == "adaptive",
             directions=2 if both else 1,
+            sequential=settings.sampling == "sequential",
             **choices,
         )

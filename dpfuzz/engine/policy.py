@@ -55,6 +55,12 @@ class AuditPolicy:
     an adaptive search with an open-ended finder proposes pairs beyond `trials` while the racing
     schedule still fits the nominal trials × samples per side: more pairs tried, and more draws
     for a claim that holds, within the budget the settings name (0017)."""
+    race_first_samples: int = 16
+    """Outputs per side each pair of a sequential race draws before its first event is fitted;
+    also the fewest a round draws (0032)."""
+    race_first_pairs: int = 4
+    """Pairs of a sequential race's first bracket (the finders propose the relation's classic
+    pairs first); each bracket after it takes twice as many, up to `trials` (0032)."""
     min_look: int = 1_000
     """Fewest outputs per side of a verification look before the last (0010)."""
     verify_chunk_values: int = CHUNK_VALUES
@@ -83,6 +89,8 @@ class AuditPolicy:
             "reproducibility_samples",
             "min_start",
             "min_look",
+            "race_first_samples",
+            "race_first_pairs",
             "verify_chunk_values",
             "deadline_floor",
             "profile_min_samples",
@@ -128,6 +136,14 @@ class AuditPolicy:
         """Draws of the smallest audit: the probe, then `min_start` outputs per side for one pair
         and for its verification."""
         return self.probe_draws + 4 * self.min_start
+
+    @property
+    def smallest_race_draws(self) -> int:
+        """Draws of the smallest sequential audit: its probe (twice the reproducibility check and
+        `probe_min_samples`), then one pair's first round and one round bet on."""
+        return (
+            2 * self.reproducibility_samples + self.probe_min_samples + 4 * self.race_first_samples
+        )
 
 
 @dataclass(frozen=True)

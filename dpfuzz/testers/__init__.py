@@ -40,7 +40,7 @@ TESTER_NAMES = tuple(_CLASSES)
 AUTO_DISCRETE_VALUES = 64
 
 
-def tester_class(name: str) -> type:
+def tester_class(name: str) -> type[Tester]:
     module, attribute = _CLASSES[name]
     return getattr(importlib.import_module(module), attribute)
 

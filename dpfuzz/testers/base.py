@@ -200,6 +200,10 @@ class Tester:
         """How many of `samples` fall in `event` (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
 
+    def event_mask(self, event, samples: np.ndarray) -> np.ndarray:
+        """Which of `samples` fall in `event`, one bool each (testers with `counts_events`)."""
+        raise NotImplementedError(f"the {self.name} tester does not count events")
+
     def certify_counts(
         self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
     ) -> TestResult:

@@ -400,6 +400,11 @@ class HockeyStickTester(Tester):
         `evaluate` on outputs drawn, counted and discarded a chunk at a time."""
         return event.count(as_feature_matrix(self.features(samples), "samples"))
 
+    def event_mask(self, event: ScoreEvent, samples: np.ndarray) -> np.ndarray:
+        """Which of `samples` fall in the fitted event, one bool each (`engine.race` bets on
+        them)."""
+        return event.contains(self.features(samples))
+
     def certify_counts(
         self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
     ) -> TestResult:

@@ -1,0 +1,192 @@
+"""Draws to a verdict (issue 76): total draws until a bug is refuted, adaptive against sequential
+sampling, beside an oracle that knows the witness pair and the best event.
+
+    python benchmarks/draws_to_verdict.py           # every case, seeds 0-4 (about 10 min)
+    python benchmarks/draws_to_verdict.py --quick   # three cases, seed 0 (CI)
+
+Cases: the catalogue's bugs with (ε, δ) claims, and releases written for this benchmark, each
+drawing one output per call as a slow library release would (vectorised here: draws are the
+measure, not seconds): a 2× noise-scale error (continuous), a geometric count at twice the
+claimed ε (discrete), a release with an atom that moves with the data on each side, and
+Gaussian noise computed for δ = 10⁻² under a claim of δ = 10⁻⁵. Every audit has the defaults
+but `sampling` and `max_draws` = 2·10⁶.
+
+Oracle: the fewest outputs per side with which the fixed-n Clopper–Pearson certificate (β/2
+per side, one direction, the same β) refutes the claim at the expected counts of the best event
+on the witness pair (event fitted on 10⁵ outputs per side for the size it is certified at, its
+probabilities estimated on 2·10⁵ more). "sequential / oracle" divides the sequential audit's
+total draws by the oracle's per-side n, the issue's measure (goal ≤ 10).
+Writes benchmarks/results/draws_to_verdict.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+from results_table import environment, write
+
+from dpfuzz import ApproxDP, DatasetPair, Domain, PureDP, audit
+from dpfuzz.catalogue import catalogue
+from dpfuzz.testers import make_tester
+from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
+
+BETA = 0.05
+MAX_DRAWS = 2_000_000
+COUNTS = Domain(low=0.0, high=1.0, min_size=0, max_size=5, relation="add_remove")
+ADDED = DatasetPair(np.zeros(0), np.array([1.0]))
+
+
+def laplace_half_noise(dataset, num_samples, rng):
+    """ΣX + Lap(0.5) under a claim of ε = 1: ε = 2."""
+    return np.sum(dataset) + rng.laplace(0.0, 0.5, num_samples)
+
+
+def geometric_twice(dataset, num_samples, rng):
+    """A count with two-sided geometric noise at ε = 2 under a claim of ε = 1."""
+    p = 1 - math.exp(-2.0)
+    return np.sum(dataset) + rng.geometric(p, num_samples) - rng.geometric(p, num_samples)
+
+
+def moving_atom(dataset, num_samples, rng):
+    """ΣX + Lap(1), except that one output in ten is ΣX itself: an atom on each side."""
+    exact = rng.random(num_samples) < 0.1
+    return np.sum(dataset) + np.where(exact, 0.0, rng.laplace(0.0, 1.0, num_samples))
+
+
+def gaussian_delta(sigma: float, epsilon: float) -> float:
+    """The exact δ(ε) of N(0, σ²) noise on a sensitivity-1 sum (Balle & Wang 2018, Thm 8)."""
+    from scipy.stats import norm
+
+    return float(
+        norm.cdf(0.5 / sigma - epsilon * sigma)
+        - math.exp(epsilon) * norm.cdf(-0.5 / sigma - epsilon * sigma)
+    )
+
+
+def gaussian_wrong_delta(dataset, num_samples, rng):
+    """ΣX + N(0, σ²) with σ exactly (1, 10⁻²)-DP under a claim of (1, 10⁻⁵)."""
+    from scipy.optimize import brentq
+
+    sigma = brentq(lambda s: gaussian_delta(s, 1.0) - 1e-2, 0.1, 10.0)
+    return np.sum(dataset) + rng.normal(0.0, sigma, num_samples)
+
+
+WRITTEN = {
+    "Laplace, half the noise (per call)": (laplace_half_noise, PureDP(1.0)),
+    "geometric count, ε = 2 (per call)": (geometric_twice, PureDP(1.0)),
+    "an atom on each side (per call)": (moving_atom, PureDP(1.0)),
+    "Gaussian for δ = 10⁻² (per call)": (gaussian_wrong_delta, ApproxDP(1.0, 1e-5)),
+}
+
+
+def cases(quick: bool) -> list[tuple]:
+    """(name, mechanism, claim, domain, tester, witness pair) of each case."""
+    found = [
+        (name, mechanism, claim, COUNTS, "auto", ADDED)
+        for name, (mechanism, claim) in WRITTEN.items()
+    ]
+    found += [
+        (bug.name, bug(), bug.claim(), bug.domain(), bug.tester, bug.witness())
+        for bug in catalogue(satisfies=False)
+        if isinstance(bug.claim(), ApproxDP) and bug.witness() is not None
+    ]
+    if quick:
+        return [found[0], found[2]] + [case for case in found if case[0] == "TwoBudgetMean"]
+    return found
+
+
+def refutes(claim: ApproxDP, p: float, q: float, n: int) -> bool:
+    p_lower = float(clopper_pearson_lower(p * n, n, BETA / 2))
+    q_upper = float(clopper_pearson_upper(q * n, n, BETA / 2))
+    return p_lower - math.exp(claim.epsilon) * q_upper > claim.delta
+
+
+def oracle(mechanism, claim, tester_name: str, pair: DatasetPair) -> int | None:
+    """The oracle's outputs per side (None: above 10⁹), best direction of `pair`: the event is
+    fitted for the size it is certified at (three rounds of fit, size, refit)."""
+    rng = np.random.default_rng(12345)
+    sides = [mechanism(dataset, 100_000, rng) for dataset in (pair.d0, pair.d1)]
+    fresh = [mechanism(dataset, 200_000, rng) for dataset in (pair.d0, pair.d1)]
+    tester = make_tester(tester_name, claim, sides[0])
+    best = None
+    for order in ((0, 1), (1, 0)):
+        size = 1_000
+        for _ in range(3):
+            event = tester.fit(sides[order[0]], sides[order[1]], claim, BETA, rng, eval_size=size)
+            p, q = (tester.in_event(event, fresh[side]) / 200_000 for side in order)
+            n = smallest_n(claim, p, q)
+            if n is not None and (best is None or n < best):
+                best = n
+            if n is None or n == size:
+                break
+            size = n
+    return best
+
+
+def smallest_n(claim: ApproxDP, p: float, q: float) -> int | None:
+    low, high = 1, 2
+    while not refutes(claim, p, q, high):
+        low, high = high, 2 * high
+        if high > 10**9:
+            return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if refutes(claim, p, q, middle) else (middle, high)
+    return high
+
+
+def row(case: tuple, seeds: range) -> str:
+    name, mechanism, claim, domain, tester, witness = case
+    draws, refuted = {}, {}
+    for sampling in ("adaptive", "sequential"):
+        reports = [
+            audit(
+                mechanism,
+                claim,
+                domain,
+                seed=seed,
+                sampling=sampling,
+                tester=tester,
+                max_draws=MAX_DRAWS,
+            )
+            for seed in seeds
+        ]
+        draws[sampling] = float(np.median([report.draws for report in reports]))
+        refuted[sampling] = sum(report.violated for report in reports)
+    per_side = oracle(mechanism, claim, tester, witness)
+    ratio = f"{draws['sequential'] / per_side:,.1f}" if per_side else "—"
+    return (
+        f"| {name} | {per_side or '> 10⁹'} | {draws['adaptive']:,.0f} ({refuted['adaptive']}) |"
+        f" {draws['sequential']:,.0f} ({refuted['sequential']}) | {ratio} |"
+        f" {draws['adaptive'] / draws['sequential']:.1f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="three cases, seed 0")
+    args = parser.parse_args()
+    seeds = range(1) if args.quick else range(5)
+    rows = [row(case, seeds) for case in cases(args.quick)]
+    lines = [
+        "# Draws to a verdict",
+        "",
+        (
+            f"{environment()}; β = {BETA}, max_draws = {MAX_DRAWS:,}, seeds"
+            f" {seeds.start}–{seeds.stop - 1}: median total draws (refuted of {len(seeds)})."
+        ),
+        "",
+        (
+            "| bug | oracle n per side | adaptive draws | sequential draws | sequential / oracle |"
+            " adaptive / sequential |"
+        ),
+        "|---|---:|---:|---:|---:|---:|",
+        *rows,
+    ]
+    write("draws_to_verdict", lines, args.quick)
+
+
+if __name__ == "__main__":
+    main()
