@@ -227,6 +227,12 @@ class AuditReport:
                 f"the event held none of the {power['samples']:,} verification outputs under Q; "
                 f"{power['count_p_needed']:,} under P would have refuted the claim"
             )
+        if power.get("more_outputs_help") is False:
+            return (
+                "no count under P could have refuted the claim on this event at any sample size:"
+                " it holds too many of the other dataset's outputs; smaller violations, or ones"
+                " elsewhere, may remain"
+            )
         if power["value"] is None or math.isinf(power["value"]):
             return (
                 f"with {power['samples']:,} verification outputs per side no outcome on this event"

@@ -40,6 +40,15 @@ def test_audit_a_catalogue_entry_and_write_json(tmp_path, capsys):
     )
 
 
+def test_audit_with_sequential_sampling_races_and_prints_the_e_value(tmp_path, capsys):
+    path = tmp_path / "report.json"
+    argv = ["audit", "TwoBudgetMean", "--sampling", "sequential", "--json", str(path), *FAST]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "VIOLATED" in out and "e-value" in out and "pairs raced" in out
+    assert json.loads(path.read_text())["verification"]["details"]["sequential"]
+
+
 def test_correct_entry_with_overridden_domain(capsys):
     status = main(["audit", "Laplace", "--max-size", "3", *FAST])
     assert status == 0 and "not refuted" in capsys.readouterr().out

@@ -162,16 +162,16 @@ def _power(tester: Tester, result: TestResult) -> dict:
 def _inconclusive(run: Run, tester: Tester, result: TestResult) -> str | None:
     """Why a certificate that did not refute could not have refuted a violation of a stated size
     (`engine.verdict`; a race's: `race_inconclusive`), including when no outcome on its own event
-    could have: then its power statement is no power."""
+    could have at its sample size while a larger one could: then it stated no power."""
     if result.details.get("sequential"):
         return race_inconclusive(tester, result, run.policy.delta_power_factor)
     reason = inconclusive_reason(tester, result, run.policy.delta_power_factor)
     power = _power(tester, result)
-    if reason is None and power is not None and power.get("value") == math.inf:
+    if reason is None and power is not None and power.get("more_outputs_help"):
         return (
             f"with {power['samples']:,} verification outputs per side no outcome on the certified"
-            " event could have refuted the claim (it holds too much of the other dataset's"
-            " outputs); raise verify_samples, max_draws or max_seconds"
+            " event could have refuted the claim, and more outputs could have; raise"
+            " verify_samples, max_draws or max_seconds"
         )
     return reason
 

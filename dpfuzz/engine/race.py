@@ -68,7 +68,8 @@ class Entrant:
     def rank(self) -> float:
         """What the race ranks pairs by: the larger direction's held-out score (`round_score`)
         averaged over its rounds, weighted by their outputs."""
-        return max(self.evidence) / self.weight if self.weight else -math.inf
+        scores = self.evidence[: len(self.events)]
+        return max(scores) / self.weight if self.weight and scores else -math.inf
 
     def joined(self) -> tuple[np.ndarray, np.ndarray]:
         return np.concatenate(self.outputs[0]), np.concatenate(self.outputs[1])
@@ -118,14 +119,16 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
         raise InvalidArgument(f"a race certifies (ε, δ) claims, got {claim.describe()}.")
     check_raceable(tester, claim)
     entrants = [Entrant(trial, finder.ask()) for trial in range(plan.trials)]
+    for entrant in entrants:
+        run.domain.validate_pair(entrant.pair)
     certificate = BettingCertificate(
         len(entrants) * plan.directions, epsilon_grid(claim.epsilon), claim.delta, plan.beta
     )
     rngs = np.random.default_rng(run.trial_seed), np.random.default_rng(run.verify_seed)
     bracket, rounds = 0, 0
     while True:
-        field = entrants[: run.policy.race_first_pairs * 2**bracket]
-        done, rounds = _bracket(run, tester, plan, certificate, field, bracket, rounds, rngs)
+        entered = entrants[: run.policy.race_first_pairs * 2**bracket]
+        done, rounds = _bracket(run, tester, plan, certificate, entered, bracket, rounds, rngs)
         if done:
             break
         bracket += 1
@@ -133,21 +136,28 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
 
 
 def _bracket(
-    run: Run, tester: Tester, plan: Plan, certificate, field: list, bracket: int, rounds: int, rngs
+    run: Run,
+    tester: Tester,
+    plan: Plan,
+    certificate,
+    entered: list,
+    bracket: int,
+    rounds: int,
+    rngs,
 ) -> tuple[bool, int]:
-    """One bracket of successive halving over `field`: pairs new to the race draw their first
-    `race_first_samples` per side, then rounds of as many (twice as many per bracket once the
-    field holds every pair) outputs per side, doubling as the better half by `Entrant.rank` goes
-    on, until one pair is left.
-    Returns whether the race is over (a refutation, or the budget) and the rounds run so far."""
+    """One bracket of successive halving over the `entered` pairs. Pairs new to the race draw
+    their first `race_first_samples` per side; then rounds of as many outputs per side (twice as
+    many per bracket once every pair is entered), doubling as the better half by `Entrant.rank`
+    goes on, until one pair is left. Returns whether the race is over (a refutation, or the
+    budget) and the rounds run so far."""
     draw_rng, fit_rng = rngs
     first = run.policy.race_first_samples
-    newcomers = [entrant for entrant in field if entrant.count == 0]
+    newcomers = [entrant for entrant in entered if entrant.count == 0]
     if newcomers and not _draw_round(run, tester, certificate, newcomers, first, draw_rng):
         return True, rounds
     # brackets grow the field first, then the rounds: each costs about twice the one before
     growing = math.ceil(math.log2(max(plan.trials / run.policy.race_first_pairs, 1)))
-    alive, size = list(field), first * 2 ** max(bracket - growing, 0)
+    alive, size = list(entered), first * 2 ** max(bracket - growing, 0)
     while True:
         _fit(run, tester, plan, certificate, alive, fit_rng)
         if not _draw_round(run, tester, certificate, alive, size, draw_rng):

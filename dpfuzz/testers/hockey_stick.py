@@ -547,7 +547,12 @@ class HockeyStickTester(Tester):
             "epsilon": None,
         }
         if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
-            return {**power, "value": math.inf}
+            # whether more outputs could have refuted on this event: δ + e^ε q̂ < 1
+            return {
+                **power,
+                "value": math.inf,
+                "more_outputs_help": claim.delta + gamma * q_hat < 1,
+            }
         p_star = bracketed_root(
             lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0
         )
