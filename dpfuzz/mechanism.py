@@ -76,6 +76,8 @@ class PerCallMechanism:
         self.workers = workers
         self.start_method = start_method
         self.name = mechanism_name(function)
+        # words for outputs in reports (`output_words`): set by `per_call(errors="outcome")`
+        self.describe_output: Callable[[np.ndarray], str | None] | None = None
         self._pool: ProcessPoolExecutor | None = None
 
     def __call__(
@@ -163,6 +165,7 @@ def per_call(
     batch_size: int = 10_000,
     workers: int = 1,
     start_method: str = "forkserver",
+    errors: str = "raise",
 ) -> PerCallMechanism:
     """Adapt ``function(dataset, rng) -> one output`` to the vectorised contract.
 
@@ -179,6 +182,12 @@ def per_call(
     be picklable: defined at module level and importable. In a daemonic process (a Dask
     worker's), which may not start processes, the same chunks are drawn one after another. A
     worker that dies fails that draw with `MechanismError`; the next draw starts new workers.
+
+    With ``errors="outcome"`` an exception the function raises is an output, not an error: each
+    output gains a last coordinate holding 0, or the code of the exception's type
+    (`dpfuzz.error_outcomes`), so a release that raises for some datasets and not for their
+    neighbours is audited as the leak it is. With `batch`, a batch call that raises is redrawn
+    one call at a time. Reports name the types raised in this process (not in `workers`).
     """
     if not callable(function):
         raise InvalidArgument(
@@ -191,6 +200,7 @@ def per_call(
     check_int("batch_size", batch_size, minimum=1)
     check_int("workers", workers, minimum=1)
     check_choice("start_method", start_method, ("forkserver", "spawn", "fork"))
+    check_choice("errors", errors, ("raise", "outcome"))
     if workers > 1:
         for role, value in (("function", function), ("batch", batch)):
             try:
@@ -202,7 +212,16 @@ def per_call(
                     " Define it at module level (not a lambda or a nested function) in an"
                     " importable module, or use workers=1."
                 ) from error
-    return PerCallMechanism(function, batch, batch_size, workers, start_method)
+    if errors == "raise":
+        return PerCallMechanism(function, batch, batch_size, workers, start_method)
+    from dpfuzz.error_outcomes import ErrorOutcomes
+
+    outcomes = ErrorOutcomes(function, batch)
+    mechanism = PerCallMechanism(
+        outcomes.one, outcomes.many if batch else None, batch_size, workers, start_method
+    )
+    mechanism.name, mechanism.describe_output = mechanism_name(function), outcomes.describe_output
+    return mechanism
 
 
 def _draw(
@@ -276,11 +295,17 @@ def _read_only_hint(error: Exception) -> str:
 
 def _one_draw_hint(mechanism, error: Exception) -> str:
     """The fix when a one-draw function f(dataset, rng) was passed where f(dataset, num_samples,
-    rng) belongs (the TypeError of calling it with three arguments)."""
+    rng) belongs (the TypeError of calling it with three arguments); for a per-call release, the
+    option that audits its exceptions as outputs."""
     if isinstance(error, TypeError) and _binds(mechanism, 2) and not _binds(mechanism, 3):
         return (
             ". It takes (dataset, rng): wrap a function that returns one output per call with"
             " dpfuzz.per_call(f)"
+        )
+    if isinstance(mechanism, PerCallMechanism):
+        return (
+            ". If the release refuses some inputs on purpose, per_call(f, errors='outcome') audits"
+            " the exception as one of its outputs"
         )
     return ""
 

@@ -63,7 +63,7 @@ def test_catalogue_lists_every_documented_mechanism():
     GroupSubsampledGaussian NaiveFloatLaplace SnappingLaplace GeoSample iSVT1 iSVT2 iSVT3 iSVT4
     DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless
     LaplaceWithFallback ClampedLaplace TruncatedCoordinateLaplace ClampedLaplaceVector
-    PartitionSelectionNoThreshold PartitionSelection""".split()
+    PartitionSelectionNoThreshold PartitionSelection RaisingBoundedSum ClampingBoundedSum""".split()
     assert names == set(documented)
 
 

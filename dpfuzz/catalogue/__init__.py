@@ -15,6 +15,7 @@ from dpfuzz.validation import did_you_mean
 from . import (
     counting,
     dpsgd,
+    errors,
     floating_point,
     gradient_descent,
     histograms,
@@ -49,6 +50,7 @@ _MODULES = (
     subsampling,
     dpsgd,
     floating_point,
+    errors,
 )
 
 

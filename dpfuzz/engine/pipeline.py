@@ -19,13 +19,7 @@ from dpfuzz.engine import clock
 from dpfuzz.engine.certification import check_refutable, verification_pair, verify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.probe import Probe
-from dpfuzz.engine.race import (
-    RACE_SCORE,
-    check_raceable,
-    race,
-    race_inconclusive,
-    race_power,
-)
+from dpfuzz.engine.race import RACE_SCORE, race, race_inconclusive, race_power
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.search import search
 from dpfuzz.engine.verdict import inconclusive_reason
@@ -82,7 +76,6 @@ def race_and_report(
     run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
 ) -> AuditReport:
     """Race `settings.finder`'s pairs to a verdict (`engine.race`), and report."""
-    check_raceable(tester, run.claim)
     finder = make_finder(settings.finder)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     began = clock.now()
