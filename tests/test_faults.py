@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import alive, stored_outcomes, wait_for
 
 from dpfuzz import Domain, PureDP, audit
 from dpfuzz.campaign import load_config
@@ -43,24 +43,6 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _outcomes(database: Path) -> list[str]:
-    try:
-        with sqlite3.connect(database) as connection:
-            rows = connection.execute("SELECT summary FROM audits").fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return []
-    import json
-
-    return [json.loads(row[0])["outcome"] for row in rows]
-
-
-def _wait_for(predicate, seconds: float, what: str) -> None:
-    ends = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < ends, f"waited {seconds} s for {what}"
-        time.sleep(0.1)
-
-
 def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(workdir):
     pytest.importorskip("dask.distributed")
     scheduler_file = workdir / "scheduler.json"
@@ -72,7 +54,7 @@ def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(
     )
     worker = None
     try:
-        _wait_for(scheduler_file.exists, 60, "the scheduler's address")
+        wait_for(scheduler_file.exists, 60, "the scheduler's address")
         import json
 
         address = json.loads(scheduler_file.read_text())["address"]
@@ -94,17 +76,17 @@ def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(
             [*command, "--scheduler", address], stdout=subprocess.PIPE, text=True, cwd=workdir
         )
         database = results / "results.db"
-        _wait_for(lambda: len(_outcomes(database)) >= 1, 120, "a first stored audit")
+        wait_for(lambda: len(stored_outcomes(database)) >= 1, 120, "a first stored audit")
         os.killpg(scheduler.pid, signal.SIGKILL)
         out, _ = campaign.communicate(timeout=180)
-        stored = _outcomes(database)
+        stored = stored_outcomes(database)
         assert campaign.returncode == 1 and "incomplete" in out and "--resume" in out, out
         assert "crashed" not in stored and 1 <= len(stored) < 4
         resumed = subprocess.run(
             [*command, "--resume"], capture_output=True, text=True, cwd=workdir, timeout=300
         )
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-        assert len(_outcomes(database)) == 4 and "crashed" not in _outcomes(database)
+        assert len(stored_outcomes(database)) == 4 and "crashed" not in stored_outcomes(database)
     finally:
         for process in (scheduler, worker):
             if process is not None:
@@ -242,7 +224,7 @@ def test_an_audits_child_ends_with_its_dask_worker_and_removes_its_folder(workdi
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT, str(config)], env=environment, cwd=workdir
     )
-    _wait_for(lambda: any(temporary.glob("dpfuzz-audit-*/job.pickle")), 60, "the audit's child")
+    wait_for(lambda: any(temporary.glob("dpfuzz-audit-*/job.pickle")), 60, "the audit's child")
     (folder,) = temporary.glob("dpfuzz-audit-*")
     children = [
         int(proc.name)
@@ -252,8 +234,8 @@ def test_an_audits_child_ends_with_its_dask_worker_and_removes_its_folder(workdi
     assert children
     parent.kill()  # as a Dask worker killed with SIGKILL
     parent.wait()
-    _wait_for(lambda: not any(_alive(pid) for pid in children), 30, "the child to end")
-    _wait_for(lambda: not folder.exists(), 30, "the job's folder to go")
+    wait_for(lambda: not any(alive(pid) for pid in children), 30, "the child to end")
+    wait_for(lambda: not folder.exists(), 30, "the job's folder to go")
 
 
 def _cmdline(proc: Path) -> str:
@@ -261,10 +243,3 @@ def _cmdline(proc: Path) -> str:
         return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False

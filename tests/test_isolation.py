@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from processes import alive, stored_outcomes
 
 from dpfuzz.campaign import load_config, run_campaign
 from dpfuzz.errors import ConfigError
@@ -67,22 +67,6 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _stored(database: Path) -> int:
-    try:
-        with sqlite3.connect(database) as connection:
-            return connection.execute("SELECT COUNT(*) FROM audits").fetchone()[0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
-
-
-def _alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie, dead but not yet reaped by init, does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-
-
 def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
     """A campaign with two workers: two quick audits stored, then two audits whose per_call
     pools hang (each pool process leaves a pid-N file). Returns once all of that holds."""
@@ -114,7 +98,10 @@ def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
         start_new_session=True,
     )
     started = time.monotonic()
-    while _stored(workdir / "results" / "results.db") < 2 or len(list(workdir.glob("pid-*"))) < 4:
+    while (
+        len(stored_outcomes(workdir / "results" / "results.db")) < 2
+        or len(list(workdir.glob("pid-*"))) < 4
+    ):
         assert process.poll() is None, process.communicate()
         assert time.monotonic() - started < 120, "the campaign did not reach its stuck audits"
         time.sleep(0.2)
@@ -127,9 +114,9 @@ def _stuck_pids(workdir: Path) -> list[int]:
 
 def _gone(pids: list[int], within: float = 10.0) -> bool:
     ends = time.monotonic() + within
-    while any(_alive(pid) for pid in pids) and time.monotonic() < ends:
+    while any(alive(pid) for pid in pids) and time.monotonic() < ends:
         time.sleep(0.1)
-    return not any(_alive(pid) for pid in pids)
+    return not any(alive(pid) for pid in pids)
 
 
 @pytest.mark.parametrize(
@@ -153,7 +140,7 @@ def test_an_interrupted_campaign_keeps_its_results_and_leaves_no_process(workdir
         )
     else:  # the second Ctrl-C may end the process by its signal, after or during the message
         assert process.returncode in (130, -signal.SIGINT), stderr
-    assert _stored(database) == 2
+    assert len(stored_outcomes(database)) == 2
     assert _gone(_stuck_pids(workdir))
 
 
@@ -184,7 +171,10 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
     ]
     finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
-    assert _stored(workdir / "results" / "results.db") == 2 and len(_stuck_pids(workdir)) >= 2
+    assert (
+        len(stored_outcomes(workdir / "results" / "results.db")) == 2
+        and len(_stuck_pids(workdir)) >= 2
+    )
     assert _gone(_stuck_pids(workdir))
 
 
@@ -210,7 +200,7 @@ def test_a_second_resume_of_a_running_run_is_refused(workdir):
         and "run 1 of" in second.stderr
         and "is being run by another process" in second.stderr
     )
-    assert _stored(database) == 2
+    assert len(stored_outcomes(database)) == 2
 
 
 def test_dask_runs_each_audit_isolated_and_bounded(workdir):
