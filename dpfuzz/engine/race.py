@@ -323,17 +323,17 @@ def _verification(run: Run, plan: Plan, certificate, entrants: list, rounds: int
             ),
             "arm_e_value": result.bound,
             "arms": len(certificate.log_wealth),
-            "pairs": sum(entrant.rounds > 0 for entrant in entrants),
+            "pairs": sum(raced.rounds > 0 for raced in entrants),
             "rounds": rounds,
             "samples_to_refute": certificate.samples_to_refute(),
         },
     )
     pair = entrant.pair.swapped() if direction else entrant.pair
-    looks = [
+    looks = [  # the witness arm's wealth after each of its rounds
         {
             "samples": int(record.samples),
             "beta": plan.beta,
-            "bound": record.score,
+            "bound": (record.backward if direction else record.forward).bound,
             "violated": False,
         }
         for record in records
