@@ -144,7 +144,7 @@ def test_a_pair_given_as_the_finder_is_raced_alone(clock):
         seed=0,
         sampling="sequential",
         finder=[pair],
-        trials=1,
         max_draws=20_000,
     )
     assert report.violated and report.witness in (pair, pair.swapped())
+    assert report.history_pairs() == [pair] and report.verification.details["arms"] == 2

@@ -112,15 +112,19 @@ def check_raceable(tester: Tester | None, claim) -> None:
 
 
 def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
-    """Race the finder's first `plan.trials` pairs to a verdict; returns the `Verification` of the
-    arm with the most evidence."""
+    """Race the finder's first `plan.trials` pairs (each once) to a verdict; returns the
+    `Verification` of the arm with the most evidence."""
     claim = run.claim
     if not isinstance(claim, ApproxDP):
         raise InvalidArgument(f"a race certifies (ε, δ) claims, got {claim.describe()}.")
     check_raceable(tester, claim)
-    entrants = [Entrant(trial, finder.ask()) for trial in range(plan.trials)]
-    for entrant in entrants:
-        run.domain.validate_pair(entrant.pair)
+    pairs: list[DatasetPair] = []
+    for _ in range(plan.trials):  # a pair proposed again (a finder given a list cycles it) once
+        pair = finder.ask()
+        run.domain.validate_pair(pair)
+        if pair not in pairs and pair.swapped() not in pairs:
+            pairs.append(pair)
+    entrants = [Entrant(trial, pair) for trial, pair in enumerate(pairs)]
     certificate = BettingCertificate(
         len(entrants) * plan.directions, epsilon_grid(claim.epsilon), claim.delta, plan.beta
     )
