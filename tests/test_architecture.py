@@ -98,6 +98,7 @@ FLOORS = {
         "strategies",
         "domain",
         "mechanism",
+        "error_outcomes",
         "outputs",
         "divergences",
     ],
