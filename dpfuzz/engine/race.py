@@ -103,11 +103,14 @@ def check_raceable(tester: Tester | None, claim) -> None:
     `tester` (None: a tester still to be chosen)."""
     if isinstance(claim, ApproxDP) and (tester is None or tester.counts_events):
         return
+    if not isinstance(claim, ApproxDP):
+        fix = f"audit {claim.describe()} with sampling='adaptive'"
+    else:
+        fix = "give tester='hockey_stick' (or 'auto'), or use sampling='adaptive'"
     used = "" if tester is None else f" with the {tester.name} tester"
     raise InvalidArgument(
         "sampling='sequential' certifies (ε, δ) claims on the hockey-stick tester's events;"
-        f" got {claim.describe()}{used}. Use sampling='adaptive', or tester='hockey_stick' with a"
-        " PureDP or ApproxDP claim."
+        f" got {claim.describe()}{used}: {fix}."
     )
 
 
