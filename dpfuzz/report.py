@@ -261,10 +261,7 @@ class AuditReport:
         """The summary's line of `certified_text`."""
         result = self.verification
         if result.details.get("sequential"):
-            return (
-                f"  e-value           {result.bound:.4g} against {result.details['hypothesis']}"
-                f" (refutes above 1/beta = {result.threshold:g})"
-            )
+            return "  e-value           " + self.certified_text().removeprefix("e-value ")
         return f"  {result.divergence} >= {result.bound:.6g}  (claim allows {result.threshold:.6g})"
 
     def _draws_line(self, search: list) -> str:
