@@ -40,7 +40,8 @@ BET_CAP = 0.5
 
 
 def epsilon_grid(epsilon: float, points: int = 33) -> np.ndarray:
-    """ε'_0 = `epsilon` < ε'_1 < …: steps of max(ε, 1/4)/8, up to 4 steps of ε above it."""
+    """ε'_0 = `epsilon` < ε'_1 < …: `points` steps of max(ε, 1/4)/8 (to 4·max(ε, 1/4) above ε at
+    the default)."""
     step = max(epsilon, 0.25) / 8
     return epsilon + step * np.arange(points)
 
