@@ -40,8 +40,8 @@ BET_CAP = 0.5
 
 
 def epsilon_grid(epsilon: float, points: int = 33) -> np.ndarray:
-    """ε'_0 = `epsilon` < ε'_1 < …: `points` steps of max(ε, 1/4)/8 (to 4·max(ε, 1/4) above ε at
-    the default)."""
+    """`points` values ε'_0 = `epsilon` < ε'_1 < …, max(ε, 1/4)/8 apart (the default reaches
+    4·max(ε, 1/4) above ε)."""
     step = max(epsilon, 0.25) / 8
     return epsilon + step * np.arange(points)
 
