@@ -135,7 +135,10 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
     bracket, rounds = 0, 0
     while True:
         entered = entrants[: run.policy.race_first_pairs * 2**bracket]
-        done, rounds = _bracket(run, tester, plan, certificate, entered, bracket, rounds, rngs)
+        # brackets grow the field first, then the rounds: each costs about twice the one before
+        growing = math.ceil(math.log2(max(len(entrants) / run.policy.race_first_pairs, 1)))
+        size = run.policy.race_first_samples * 2 ** max(bracket - growing, 0)
+        done, rounds = _bracket(run, tester, plan, certificate, entered, size, rounds, rngs)
         if done:
             break
         bracket += 1
@@ -148,23 +151,20 @@ def _bracket(
     plan: Plan,
     certificate,
     entered: list,
-    bracket: int,
+    size: int,
     rounds: int,
     rngs,
 ) -> tuple[bool, int]:
     """One bracket of successive halving over the `entered` pairs. Pairs new to the race draw
-    their first `race_first_samples` per side; then rounds of as many outputs per side (twice as
-    many per bracket once every pair is entered), doubling as the better half by `Entrant.rank`
-    goes on, until one pair is left. Returns whether the race is over (a refutation, or the
-    budget) and the rounds run so far."""
+    their first `race_first_samples` per side; then rounds of `size` outputs per side, doubling
+    as the better half by `Entrant.rank` goes on, until one pair is left. Returns whether the
+    race is over (a refutation, or the budget) and the rounds run so far."""
     draw_rng, fit_rng = rngs
     first = run.policy.race_first_samples
     newcomers = [entrant for entrant in entered if entrant.count == 0]
     if newcomers and not _draw_round(run, tester, certificate, newcomers, first, draw_rng):
         return True, rounds
-    # brackets grow the field first, then the rounds: each costs about twice the one before
-    growing = math.ceil(math.log2(max(plan.trials / run.policy.race_first_pairs, 1)))
-    alive, size = list(entered), first * 2 ** max(bracket - growing, 0)
+    alive = list(entered)
     while True:
         _fit(run, tester, plan, certificate, alive, fit_rng)
         if not _draw_round(run, tester, certificate, alive, size, draw_rng):
