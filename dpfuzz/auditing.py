@@ -155,20 +155,18 @@ def check_memory(settings: AuditSettings, outputs=None) -> None:
 def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
     """Refuse a `max_draws` below the smallest audit's draws."""
     if settings.sampling == "sequential":
-        smallest = policy.smallest_race_draws
-        if settings.max_draws is not None and settings.max_draws < smallest:
-            raise InvalidArgument(
-                f"max_draws={settings.max_draws:,} is below the smallest sequential audit's"
-                f" {smallest:,} draws (its probe, then {policy.race_first_samples} outputs per side"
-                f" of one pair, twice): give max_draws >= {smallest:,}."
-            )
-        return
-    smallest = policy.smallest_audit_draws
+        smallest, kind = policy.smallest_race_draws, "sequential audit's"
+        parts = f"its probe, then {policy.race_first_samples} outputs per side of one pair, twice"
+    else:
+        smallest, kind = policy.smallest_audit_draws, "audit's"
+        parts = (
+            f"the probe's {policy.probe_draws:,}, then {policy.min_start:,} outputs per side for"
+            " one pair and for its verification"
+        )
     if settings.max_draws is not None and settings.max_draws < smallest:
         raise InvalidArgument(
-            f"max_draws={settings.max_draws:,} is below the smallest audit's {smallest:,} draws"
-            f" (the probe's {policy.probe_draws:,}, then {policy.min_start:,} outputs per side for"
-            f" one pair and for its verification): give max_draws >= {smallest:,}."
+            f"max_draws={settings.max_draws:,} is below the smallest {kind} {smallest:,} draws"
+            f" ({parts}): give max_draws >= {smallest:,}."
         )
 
 

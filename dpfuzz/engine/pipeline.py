@@ -112,6 +112,7 @@ def report(
 ) -> AuditReport:
     """The `AuditReport` of a finished run."""
     result, candidate = verification.result, verification.pair
+    power = None if result.violated else _power(tester, result)
     return AuditReport(
         violated=result.violated,
         claim=run.claim,
@@ -134,8 +135,8 @@ def report(
         draws=run.budget.used,
         draw_rate=run.budget.rate,
         looks=tuple(verification.looks),
-        power=None if result.violated else _power(tester, result),
-        inconclusive=None if result.violated else _inconclusive(run, tester, result),
+        power=power,
+        inconclusive=None if result.violated else _inconclusive(run, tester, result, power),
         reproducible=probed.reproducible and run.budget.deadline is None,
         notes=tuple(run.notes),
         stops=tuple(run.stops),
@@ -152,14 +153,14 @@ def _power(tester: Tester, result: TestResult) -> dict:
     return race_power(result) if result.details.get("sequential") else tester.detectable(result)
 
 
-def _inconclusive(run: Run, tester: Tester, result: TestResult) -> str | None:
+def _inconclusive(run: Run, tester: Tester, result: TestResult, power: dict | None) -> str | None:
     """Why a certificate that did not refute could not have refuted a violation of a stated size
     (`engine.verdict`; a race's: `race_inconclusive`), including when no outcome on its own event
-    could have at its sample size while a larger one could: then it stated no power."""
+    could have at its sample size while a larger one could (its `power` says so): then it stated
+    no power."""
     if result.details.get("sequential"):
-        return race_inconclusive(tester, result, run.policy.delta_power_factor)
+        return race_inconclusive(result, run.policy.delta_power_factor)
     reason = inconclusive_reason(tester, result, run.policy.delta_power_factor)
-    power = _power(tester, result)
     if reason is None and power is not None and power.get("more_outputs_help"):
         return (
             f"with {power['samples']:,} verification outputs per side no outcome on the certified"

@@ -118,9 +118,9 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
     """Race the finder's first `plan.trials` pairs (each once) to a verdict; returns the
     `Verification` of the arm with the most evidence."""
     claim = run.claim
-    if not isinstance(claim, ApproxDP):
-        raise InvalidArgument(f"a race certifies (ε, δ) claims, got {claim.describe()}.")
     check_raceable(tester, claim)
+    if not isinstance(claim, ApproxDP):  # check_raceable refused it; this narrows the type
+        raise InvalidArgument(f"a race certifies (ε, δ) claims, got {claim.describe()}.")
     pairs: list[DatasetPair] = []
     for _ in range(plan.trials):  # a pair proposed again (a finder given a list cycles it) once
         pair = finder.ask()
@@ -132,11 +132,11 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
         len(entrants) * plan.directions, epsilon_grid(claim.epsilon), claim.delta, plan.beta
     )
     rngs = np.random.default_rng(run.trial_seed), np.random.default_rng(run.verify_seed)
+    # brackets grow the field first, then the rounds: each costs about twice the one before
+    growing = math.ceil(math.log2(max(len(entrants) / run.policy.race_first_pairs, 1)))
     bracket, rounds = 0, 0
     while True:
         entered = entrants[: run.policy.race_first_pairs * 2**bracket]
-        # brackets grow the field first, then the rounds: each costs about twice the one before
-        growing = math.ceil(math.log2(max(len(entrants) / run.policy.race_first_pairs, 1)))
         size = run.policy.race_first_samples * 2 ** max(bracket - growing, 0)
         done, rounds = _bracket(run, tester, plan, certificate, entered, size, rounds, rngs)
         if done:
@@ -371,7 +371,7 @@ def race_power(result: TestResult) -> dict:
     }
 
 
-def race_inconclusive(tester: Tester, result: TestResult, factor: float) -> str | None:
+def race_inconclusive(result: TestResult, factor: float) -> str | None:
     """Why a race that did not refute could not have refuted a violation of a stated size (None
     when it could): too few outputs bet on for even a perfectly separating event, or for a release
     that fails with probability `factor` · δ (an output its neighbour never gives)."""
