@@ -34,47 +34,33 @@ def sum_release(scale, clock):
     return per_call(release)
 
 
+def race_sum(scale, clock, **options):
+    """A sequential audit of `sum_release(scale)` under a claim of ε = 1 on `DOMAIN`."""
+    return audit(sum_release(scale, clock), PureDP(1.0), DOMAIN, sampling="sequential", **options)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_a_per_call_release_with_half_its_noise_is_refuted_within_2500_calls(seed, clock):
-    report = audit(
-        sum_release(0.5, clock),
-        PureDP(1.0),
-        DOMAIN,
-        seed=seed,
-        sampling="sequential",
-        max_draws=20_000,
-    )
+    report = race_sum(0.5, clock, seed=seed, max_draws=20_000)
     assert report.violated and report.draws < 2_500
     assert report.epsilon_lower_bound >= 1.0 and report.verdict is Verdict.VIOLATED
     assert report.witness is not None and "e-value" in report.summary()
 
 
 def test_correct_per_call_releases_are_not_refuted_and_say_what_they_could_have_refuted(clock):
-    report = audit(
-        sum_release(1.0, clock), PureDP(1.0), DOMAIN, seed=0, sampling="sequential", max_draws=4_000
-    )
+    report = race_sum(1.0, clock, seed=0, max_draws=4_000)
     assert report.verdict is Verdict.NOT_REFUTED
     assert "would have refuted the claim after" in report.summary()
 
 
 def test_a_race_the_budget_ends_before_any_power_is_inconclusive(clock):
-    report = audit(
-        sum_release(1.0, clock),
-        PureDP(1.0),
-        DOMAIN,
-        seed=0,
-        sampling="sequential",
-        max_draws=300,
-        trials=10,
-    )
+    report = race_sum(1.0, clock, seed=0, max_draws=300, trials=10)
     assert report.verdict is Verdict.INCONCLUSIVE
     assert "no outcome could have refuted the claim" in report.inconclusive
 
 
 def test_a_race_with_no_round_to_bet_on_is_inconclusive_not_an_error(clock):
-    report = audit(
-        sum_release(1.0, clock), PureDP(1.0), DOMAIN, seed=0, sampling="sequential", max_draws=200
-    )
+    report = race_sum(1.0, clock, seed=0, max_draws=200)
     assert report.verdict is Verdict.INCONCLUSIVE and "before any output was bet on" in (
         report.inconclusive
     )
@@ -105,15 +91,7 @@ def test_catalogue_bugs_are_refuted_with_fewer_draws_than_the_adaptive_audit(nam
 
 
 def test_the_report_of_a_race_survives_json_and_names_the_raced_pairs(clock):
-    report = audit(
-        sum_release(0.5, clock),
-        PureDP(1.0),
-        DOMAIN,
-        seed=1,
-        sampling="sequential",
-        max_draws=20_000,
-        trials=6,
-    )
+    report = race_sum(0.5, clock, seed=1, max_draws=20_000, trials=6)
     data = json.loads(report.to_json())
     raced = report.history_pairs()
     assert data["verdict"] == "violated" and data["verification"]["details"]["pairs"] == len(raced)
@@ -137,14 +115,6 @@ def test_claims_a_race_cannot_certify_are_refused_before_any_draw():
 
 def test_a_pair_given_as_the_finder_is_raced_alone(clock):
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
-    report = audit(
-        sum_release(0.5, clock),
-        PureDP(1.0),
-        DOMAIN,
-        seed=0,
-        sampling="sequential",
-        finder=[pair],
-        max_draws=20_000,
-    )
+    report = race_sum(0.5, clock, seed=0, finder=[pair], max_draws=20_000)
     assert report.violated and report.witness in (pair, pair.swapped())
     assert report.history_pairs() == [pair] and report.verification.details["arms"] == 2
