@@ -1,8 +1,8 @@
 """diffprivlib 0.6.6: RandomForestClassifier is not epsilon-DP when a record is added.
 
-Standalone reproduction (needs only diffprivlib, numpy and scipy; runs in about ten seconds):
+Standalone reproduction (needs diffprivlib, numpy and scipy, not dpfuzz; about 40 seconds):
 
-    python findings/diffprivlib_forest_add_remove.py
+    python findings/diffprivlib_forest_add_remove.py [fits per side, default 3000]
 
 Each tree labels its leaves with `PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)` on
 the class counts: epsilon-DP when one record is added or removed (one count moves by one). The
@@ -10,59 +10,59 @@ forest gives every tree epsilon and relies on parallel composition, but it split
 between its k trees by position (forest.py: ``tree_idxs = arange(n) // (n / k)``), so adding one
 record moves other records from tree to tree: several trees change, not one.
 
-Exact case, k = 4 trees, epsilon = 1, every record at the point p = (1/2, 1/2):
-  D  = [(p, 0), (p, 1)]          n = 2: tree 0 gets record 0, tree 2 record 1, trees 1 and 3 none
-  D' = D + [(p, 0)]              n = 3: tree 0 gets record 0, tree 1 record 1, tree 2 the new one
-Event E: tree 1 predicts 1 at p and tree 2 predicts 0 at p. A leaf with counts (1, 0) picks the
-majority class with probability 1 - e^-1/2 = 0.816; an empty leaf picks uniformly. So
-P_D[E] = 1/2 · e^-1/2 = 0.092 and P_D'[E] = 0.816² = 0.666: the ratio is 7.24 = e^1.98 > e^1.
-(Under substitution, n is fixed, no record moves, and the forest is 2·epsilon-DP as any
-add/remove mechanism is.)
+k = 4 trees, epsilon = 1, every record at the point p = (1/2, 1/2), prediction at p:
+
+* D = labels [0, 1] (trees 0 and 2 hold one record each), D' = [0, 1, 0] (trees 0, 1, 2). The
+  event "tree 1 says 0 and tree 2 says 1" has probability 1/2 · (1 − e^-1/2) = 0.408 on D and
+  (e^-1/2)^2 = 0.034 on D': exact epsilon = ln(2e^2 − e) = 2.49.
+* D = labels [0, 1, 1, 0, 0, 1, 1, 0] (every tree a tie) and D' = D + [0]: every boundary
+  moves; exact epsilon = 7 = (2k − 1)·epsilon, the largest over datasets of up to 9 records.
+  With the default 10 trees the same pattern (20 records) reaches 19·epsilon.
+
+`forest_exact.py` computes the exact values; this script also measures each event on
+diffprivlib's own forest and certifies a lower bound with 95 % confidence.
 """
 
-import math
+import sys
 
-import numpy as np
-from diffprivlib import BudgetAccountant
-from diffprivlib.models import RandomForestClassifier
-from scipy.stats import beta
+from forest_exact import event_probability, pair_epsilon
+from forest_fits import certified_epsilon, fitted_labels
 
-RUNS, EPSILON = 1500, 1.0
-POINT = [[0.5, 0.5]]
-rng = np.random.default_rng(0)
-
-
-def frequency_of_event(labels: list[int]) -> int:
-    hits = 0
-    for _ in range(RUNS):
-        forest = RandomForestClassifier(
-            n_estimators=4,
-            epsilon=EPSILON,
-            bounds=([0.0, 0.0], [1.0, 1.0]),
-            classes=[0, 1],
-            max_depth=2,
-            random_state=int(rng.integers(2**31 - 1)),
-            accountant=BudgetAccountant(),
-        )
-        forest.fit(np.array(POINT * len(labels)), np.array(labels))
-        hits += (
-            forest.estimators_[1].predict(POINT)[0] == 1
-            and forest.estimators_[2].predict(POINT)[0] == 0
-        )
-    return hits
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
+WORST = (0, 1, 1, 0, 0, 1, 1, 0)
+CASES = [  # (name, dataset with the likelier event, its neighbour)
+    ("[0, 1] vs [0, 1, 0]", (0, 1), (0, 1, 0)),
+    ("8 records in tied pairs vs one 0 added", WORST, WORST + (0,)),
+]
 
 
-smaller, larger = frequency_of_event([0, 1]), frequency_of_event([0, 1, 0])
-exact = math.log((1 - math.exp(-EPSILON) / 2) ** 2 / (0.5 * math.exp(-EPSILON) / 2))
-# one-sided 97.5 % Clopper-Pearson bounds on both sides: the ratio's lower bound holds with 95 %
-upper_d = beta.ppf(0.975, smaller + 1, RUNS - smaller)
-lower_d_prime = beta.ppf(0.025, larger, RUNS - larger + 1)
-print(
-    f"P[E] on D: {smaller / RUNS:.3f}, on D': {larger / RUNS:.3f} ({RUNS} fits each);"
-    " exact 0.092 and 0.666"
-)
-print(
-    f"epsilon >= {math.log(lower_d_prime / upper_d):.2f} with 95 % confidence"
-    f" (exact {exact:.2f}); claimed {EPSILON}"
-)
-assert math.log(lower_d_prime / upper_d) > EPSILON
+def label_law_differs(tree: int, d0, d1) -> bool:
+    def one(labels):
+        return labels[:, tree] == 1
+
+    p0, p1 = (event_probability(d, one, 4, 1.0, shuffle=False) for d in (d0, d1))
+    return abs(p0 - p1) > 1e-12
+
+
+for seed, (name, likelier, other) in enumerate(CASES):
+    exact, outcome = pair_epsilon(likelier, other, 4, 1.0, shuffle=False)
+    # the event: the worst outcome's labels on the trees whose law differs between the datasets
+    trees = [t for t in range(4) if label_law_differs(t, likelier, other)]
+
+    def event(labels, trees=trees, outcome=outcome):
+        return (labels[:, trees] == [outcome[t] for t in trees]).all(axis=1)
+
+    p = [event_probability(d, event, 4, 1.0, False) for d in (likelier, other)]
+    hits = [
+        int(event(fitted_labels(d, RUNS, seed=10 * seed + side)).sum())
+        for side, d in enumerate((likelier, other))
+    ]
+    shown = {t: outcome[t] for t in trees}
+    print(
+        f"{name}: event (tree: label) {shown}; P = {p[0]:.4f} vs {p[1]:.5f} exact,"
+        f" {hits[0] / RUNS:.4f} vs {hits[1] / RUNS:.5f} measured ({RUNS} fits each)"
+    )
+    print(
+        f"  exact epsilon = {exact:.2f}; certified epsilon >= {certified_epsilon(*hits, RUNS):.2f}"
+        " (95 %); claimed 1"
+    )
