@@ -66,6 +66,12 @@ EXPERIMENTS = [
         "issue 17: DP libraries through the adapters (configs/libraries.toml)",
     ),
     (
+        "libraries-models",
+        "python benchmarks/libraries.py --config configs/libraries-models.toml",
+        "issue 77: diffprivlib's labelled models without public records, raced and sharpened"
+        " (configs/libraries-models.toml)",
+    ),
+    (
         "libraries-smartnoise",
         "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
         "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)",

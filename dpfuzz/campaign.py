@@ -5,7 +5,7 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     budget = "quick"            # a preset of the audit settings: "default", "quick" or "thorough"
     trials = 10                 # any audit setting overrides the preset: trials, samples,
     samples = 20000             #   verify_samples, beta, sampling, max_draws, max_seconds,
-    max_seconds = 120           #   call_timeout, arithmetic, verify_directions
+    max_seconds = 120           #   call_timeout, arithmetic, verify_directions, sharpen
     call_timeout = 30
     seeds = [0]
     finders = ["random"]

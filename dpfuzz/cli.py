@@ -52,6 +52,7 @@ SETTINGS_FLAGS = (
     "call_timeout",
     "arithmetic",
     "verify_directions",
+    "sharpen",
 )
 DOMAIN_FLAGS = ("low", "high", "min_size", "max_size", "dim", "dtype")
 
@@ -269,6 +270,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default"
             " both)"
+        ),
+    )
+    search.add_argument(
+        "--sharpen",
+        action="store_true",
+        default=None,
+        help=(
+            "with --sampling sequential: after a refutation, spend the rest of the budget raising"
+            " the certified ε lower bound"
         ),
     )
     search.add_argument(

@@ -54,6 +54,9 @@ class Domain:
     distance : add/remove and substitute: neighbours differ in this many records (groups of k;
         default 1).
     sensitivity : linf: how far each answer may move between neighbours (default 1).
+    labelled : vector records whose last coordinate is a class label (features first). The
+        search then also proposes neighbours that differ only in a label: records that share
+        their features, and datasets whose set of classes differs.
 
     Notes
     -----
@@ -70,6 +73,7 @@ class Domain:
     dtype: object = "float"
     distance: int | None = None
     sensitivity: float | None = None
+    labelled: bool = False
     _low: np.ndarray = field(init=False, repr=False, compare=False)
     _high: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -83,6 +87,13 @@ class Domain:
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
         if self.dim is not None:
             check_int("dim (None for scalar records)", self.dim, minimum=1)
+        if not isinstance(self.labelled, (bool, np.bool_)):
+            raise InvalidArgument(f"labelled must be True or False, got {self.labelled!r}.")
+        if self.labelled and (self.dim or 1) < 2:
+            raise InvalidArgument(
+                "labelled=True needs vector records of features and a label (dim >= 2), got"
+                f" dim={self.dim!r}."
+            )
         for name in ("min_size", "max_size"):
             object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=0))
         if self.max_size < self.min_size:
@@ -262,6 +273,7 @@ class Domain:
             "dim": self.dim,
             "dtype": self.dtype,
             **self.relation.domain_fields(),
+            **({"labelled": True} if self.labelled else {}),
         }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -281,10 +282,14 @@ class Mixed(Encoder):
 
 
 class Model(Encoder):
-    """A fitted model: its numeric learned attributes (``coef_``, ``intercept_``, ``means_``, …,
-    the ones the first call's models have), flattened."""
+    """A fitted model: its numeric learned attributes (``classes_``, ``coef_``, ``intercept_``,
+    ``means_``, …, the ones the first call's models have), flattened, then a last coordinate,
+    ``shape``: 0 when every attribute has the shape it had when learnt, else a code of the shapes
+    the model has (1 + CRC-32 of them mod 9973), the mismatched attributes' values read as zeros.
+    A model with one class more (classes read from the labels) is then a value of ``shape``."""
 
     ATTRIBUTES = (
+        "classes_",
         "coef_",
         "intercept_",
         "theta_",
@@ -301,6 +306,7 @@ class Model(Encoder):
 
     def __init__(self):
         self.shapes: dict[str, tuple] = {}
+        self.other_shapes: dict[int, str] = {}  # the codes seen in this process, and their shapes
 
     def learn(self, outputs: list) -> None:
         if not self.shapes:
@@ -312,7 +318,7 @@ class Model(Encoder):
 
     @property
     def width(self) -> int:
-        return sum(int(np.prod(shape)) for shape in self.shapes.values())
+        return sum(int(np.prod(shape)) for shape in self.shapes.values()) + 1
 
     @property
     def columns(self) -> list[str]:
@@ -320,16 +326,38 @@ class Model(Encoder):
             f"{name}{list(index) if index else ''}"
             for name, shape in self.shapes.items()
             for index in np.ndindex(*shape)
-        ]
+        ] + ["shape (0 = as learnt)"]
 
     def encode(self, outputs: list) -> np.ndarray:
-        rows = [
-            np.concatenate(
-                [np.ravel(np.asarray(getattr(output, name), dtype=float)) for name in self.shapes]
-            )
-            for output in outputs
+        return np.array([self._row(output) for output in outputs]).reshape(len(outputs), self.width)
+
+    def _row(self, output) -> np.ndarray:
+        values = {name: getattr(output, name, None) for name in self.shapes}
+        shapes = {
+            name: np.shape(value) if _numeric(value) else None for name, value in values.items()
+        }
+        parts = [
+            np.ravel(np.asarray(values[name], dtype=float))
+            if shapes[name] == shape
+            else np.zeros(int(np.prod(shape)))
+            for name, shape in self.shapes.items()
         ]
-        return np.array(rows).reshape(len(outputs), self.width)
+        code = 0
+        if shapes != self.shapes:
+            words = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+            code = 1 + zlib.crc32(words.encode()) % SHAPE_CODES
+            self.other_shapes[code] = words
+        return np.concatenate([*parts, [code]])
+
+    def describe(self, row: np.ndarray) -> str | None:
+        code = int(row[-1])
+        if code == 0:
+            return None
+        return f"a model of other shapes ({self.other_shapes.get(code, f'code {code}')})"
+
+
+# Codes of a model's shapes are 1 + CRC-32 mod this prime: short enough to read, rarely shared.
+SHAPE_CODES = 9973
 
 
 def _numeric(value) -> bool:

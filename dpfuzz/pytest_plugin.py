@@ -59,6 +59,7 @@ _OVERRIDABLE = (
     "call_timeout",
     "arithmetic",
     "verify_directions",
+    "sharpen",
 )
 
 

@@ -177,11 +177,16 @@ class _Multiset(Relation):
 
     def classic_pairs(self, domain: Domain) -> list[DatasetPair]:
         """Identical extreme records with `distance` differing extreme records: the largest
-        change of a sum or mean, at the smallest and largest sizes (scale bugs that depend on n)."""
+        change of a sum or mean, at the smallest and largest sizes (scale bugs that depend on n).
+        A labelled domain's come next: the same features with the other extreme label."""
         return [
-            self.constant_pair(domain, size, base, other)
-            for size in self.pattern_sizes(domain)
-            for base, other in ((domain.upper, domain.lower), (domain.lower, domain.upper))
+            self.constant_pair(
+                domain,
+                size,
+                np.where(base == 1.0, domain.upper, domain.lower),
+                np.where(other == 1.0, domain.upper, domain.lower),
+            )
+            for base, other, size in _patterns(domain, self.pattern_sizes(domain))
         ]
 
     def lattice(self, domain: Domain, points: int) -> list[DatasetPair]:
@@ -193,13 +198,18 @@ class _Multiset(Relation):
             size, base, other = cell
             return size in extremes and base in (0.0, 1.0) and other in (0.0, 1.0)
 
-        pairs, keys = [], set()
-        for size, base, other in sorted(
+        cells = sorted(
             itertools.product(sizes, fractions, fractions), key=lambda c: not is_corner(c)
-        ):
-            pair = self.constant_pair(
-                domain, int(size), domain.record_at(base), domain.record_at(other)
-            )
+        )
+        corners = sum(map(is_corner, cells))
+        candidates = [
+            self.constant_pair(domain, int(size), domain.record_at(base), domain.record_at(other))
+            for size, base, other in cells
+        ]
+        # a labelled domain's relabelled classic pairs come right after the corners
+        relabelled = self.classic_pairs(domain)[2 * len(extremes) :]
+        pairs, keys = [], set()
+        for pair in candidates[:corners] + relabelled + candidates[corners:]:
             if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
                 keys.add(pair.key())
                 pairs.append(pair)
@@ -214,10 +224,20 @@ class _Multiset(Relation):
         return domain.records_from_unit(unit[2:split]), domain.records_from_unit(unit[split:])
 
     def _unit_point(
-        self, domain: Domain, size: float, order: float, base: float, other: float
+        self, domain: Domain, size: float, order: float, base: np.ndarray, other: np.ndarray
     ) -> np.ndarray:
+        """The unit point of `constant_pair` with records at fractions `base` and `other` (one
+        per record coordinate) of the way from `lower` to `upper`."""
         pool, extra = domain.max_size * domain.record_width, self.distance * domain.record_width
-        return np.concatenate([[size, order], np.full(pool, base), np.full(extra, other)])
+        base, other = (np.ravel(np.broadcast_to(f, domain.record_shape)) for f in (base, other))
+        return np.concatenate([[size, order], np.resize(base, pool), np.resize(other, extra)])
+
+    def _classic_units(self, domain: Domain, order: float) -> list[np.ndarray]:
+        sizes = self.pattern_sizes(domain)
+        return [
+            self._unit_point(domain, 0.0 if size == sizes[0] else 1.0, order, base, other)
+            for base, other, size in _patterns(domain, sizes)
+        ]
 
 
 @dataclass(frozen=True)
@@ -267,12 +287,7 @@ class AddRemove(_Multiset):
         )
 
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
-        sizes = [0.0, 1.0] if len(self.pattern_sizes(domain)) == 2 else [0.0]
-        return [
-            self._unit_point(domain, size, 0.0, b, o)
-            for size in sizes
-            for b, o in ((1.0, 0.0), (0.0, 1.0))
-        ]
+        return self._classic_units(domain, order=0.0)
 
     def strategy(self, domain: Domain):
         from hypothesis import strategies as st
@@ -363,12 +378,7 @@ class Substitute(_Multiset):
 
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         # offset 1.0 replaces the last records, as `constant_pair` does
-        sizes = [0.0, 1.0] if len(self.pattern_sizes(domain)) == 2 else [0.0]
-        return [
-            self._unit_point(domain, size, 1.0, b, o)
-            for size in sizes
-            for b, o in ((1.0, 0.0), (0.0, 1.0))
-        ]
+        return self._classic_units(domain, order=1.0)
 
     def strategy(self, domain: Domain):
         from hypothesis import strategies as st
@@ -533,6 +543,19 @@ class Linf(Relation):
 
 RELATIONS = {relation.name: relation for relation in (AddRemove, Substitute, Linf)}
 RELATION_NAMES = tuple(RELATIONS)
+
+
+def _patterns(domain: Domain, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(base, other, size) of the classic pairs, base and other as 0 (`lower`) or 1 (`upper`) per
+    record coordinate: the extreme records at each size, then, in a labelled domain, the same
+    extreme features with the other extreme label."""
+    upper, lower = np.ones(domain.record_shape), np.zeros(domain.record_shape)
+    groups = [[(upper, lower), (lower, upper)]]
+    if domain.labelled:
+        upper_relabelled, lower_relabelled = upper.copy(), lower.copy()
+        upper_relabelled[-1], lower_relabelled[-1] = 0.0, 1.0
+        groups.append([(upper, upper_relabelled), (lower, lower_relabelled)])
+    return [(base, other, size) for group in groups for size in sizes for base, other in group]
 
 
 def _choose(unit: float, low: int, high: int) -> int:

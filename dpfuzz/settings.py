@@ -66,6 +66,9 @@ class AuditSettings:
         directions on the same fresh outputs, each at half the look's β, and reports the one that
         refutes) or ``"one"`` (only the direction the search found more violating, at the whole β).
         Testers whose test is symmetric (mmd) verify one direction either way.
+    sharpen : sequential sampling: after a refutation, keep betting on the witness pair until
+        max_draws or max_seconds ends the audit, each round's event fitted at the ε certified
+        so far, to raise the certified ε lower bound (default False: stop at the refutation).
     """
 
     tester: Any = "auto"
@@ -81,6 +84,7 @@ class AuditSettings:
     call_timeout: float | None = None
     arithmetic: str = "real"
     verify_directions: str = "both"
+    sharpen: bool = False
 
     def __post_init__(self) -> None:
         from dpfuzz.finders import FINDER_NAMES
@@ -117,6 +121,13 @@ class AuditSettings:
             check_seconds("call_timeout", self.call_timeout)
         check_choice("arithmetic", self.arithmetic, ARITHMETIC)
         check_choice("verify_directions", self.verify_directions, VERIFY_DIRECTIONS)
+        if not isinstance(self.sharpen, bool):
+            raise InvalidArgument(f"sharpen must be True or False, got {self.sharpen!r}.")
+        if self.sharpen and self.sampling != "sequential":
+            raise InvalidArgument(
+                "sharpen=True keeps betting after a sequential refutation; give"
+                f" sampling='sequential' (got {self.sampling!r}), or leave sharpen unset."
+            )
 
     @property
     def verification_samples(self) -> int:

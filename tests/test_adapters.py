@@ -516,7 +516,9 @@ def test_diffprivlib_models_release_their_parameters_under_the_convention_of_the
     scaler = diffprivlib_model("StandardScaler")
     assert scaler.claim == PureDP(1.0) and scaler.domain.relation.name == "substitute"
     outputs = scaler.mechanism(np.array([[0.1, 0.9]]), 3, np.random.default_rng(0))
-    assert outputs.shape == (3, 6) and "mean_[0]" in scaler.mechanism.describe_output.columns
+    # mean_, scale_ and var_ of two features, then the shape code (0: the shapes learnt)
+    assert outputs.shape == (3, 7) and "mean_[0]" in scaler.mechanism.describe_output.columns
+    assert not outputs[:, -1].any()
     bayes = diffprivlib_model("GaussianNB", relation="add_remove")
     assert "not its own substitute" in bayes.convention
     # its class counts are made to sum to the actual n: adding a record moves class_prior_ from
@@ -535,15 +537,31 @@ def test_diffprivlib_models_release_their_parameters_under_the_convention_of_the
         diffprivlib_model("LogisticRegresion")
 
 
+def test_diffprivlib_gaussian_nb_leaks_which_classes_its_data_holds(diffprivlib, clock):
+    # classes_ = np.unique(y): with no public records, a label changed on the only record of a
+    # class changes the model's classes (findings/diffprivlib_classes_from_data.py)
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    bayes = diffprivlib_model("GaussianNB", public_records=False)
+    assert bayes.domain.labelled and bayes.domain.min_size == 1
+    assert "the classes come from the data" in bayes.convention
+    report = audit(
+        bayes.mechanism, bayes.claim, bayes.domain, seed=0, sampling="sequential", max_draws=5000
+    )
+    assert report.violated
+    labels = {tuple(np.unique(dataset[:, -1])) for dataset in report.witness}
+    assert len(labels) == 2  # the two datasets hold different classes
+
+
 def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
-    # Exact (findings/diffprivlib_forest_add_remove.py): with 4 trees, adding a record to the two
-    # fixed ones moves one of them to another tree; the event "tree 1 says 1, tree 2 says 0" at
-    # their point has probability 0.092 before and 0.666 after: ε = ln 7.24 = 1.98 > 1.
+    # Exact (findings/forest_exact.py): with 4 trees, adding a record to the two fixed ones moves
+    # one of them to another tree; the event "tree 1 says 0, tree 2 says 1" at their point has
+    # probability 0.408 before and 0.034 after: ε = ln(2e² − e) = 2.49 > 1.
     from dpfuzz import DatasetPair
     from dpfuzz.adapters.diffprivlib import diffprivlib_model
 
     added = DatasetPair(np.zeros((0, 3)), np.array([[0.5, 0.5, 0.0]]))
-    forest = diffprivlib_model("RandomForestClassifier")
+    forest = diffprivlib_model("RandomForestClassifier", n_estimators=4)
     assert forest.domain.relation.name == "add_remove" and forest.mechanism(
         added.d1, 2, np.random.default_rng(0)
     ).shape == (2, 36)
@@ -556,7 +574,7 @@ def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_a
         verify_samples=3000,
         seed=0,
     )
-    assert report.violated and 1.0 < report.epsilon_lower_bound < 1.98
+    assert report.violated and 1.0 < report.epsilon_lower_bound < 2.49
     # one tree holds every record: its leaf counts move by one, as PermuteAndFlip(monotonic=True)
     # needs
     tree = diffprivlib_model("DecisionTreeClassifier")
@@ -572,7 +590,7 @@ def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_a
     # a label changed in place moves two counts of one leaf: ln(2e − 1) = 1.49 > 1 under
     # substitution, ≤ 2 (its group claim)
     relabelled = DatasetPair(np.array([[0.5, 0.5, 1.0]]), np.array([[0.5, 0.5, 0.0]]))
-    substitute = diffprivlib_model("RandomForestClassifier", relation="substitute")
+    substitute = diffprivlib_model("RandomForestClassifier", relation="substitute", n_estimators=4)
     assert substitute.claim == PureDP(2.0)
     assert audit(
         substitute.mechanism,

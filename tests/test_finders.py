@@ -73,6 +73,8 @@ RELATIONS = DOMAINS + [
     Domain(low=0.0, high=2.0, min_size=4, max_size=4, relation="linf"),
     Domain(min_size=0, max_size=6, distance=3),
     Domain(low=0, high=3, dtype="int", relation="substitute", min_size=1, max_size=5, distance=2),
+    Domain(dim=3, min_size=1, max_size=6, labelled=True),
+    Domain(dim=2, min_size=1, max_size=3, labelled=True, relation="substitute"),
 ]
 
 
@@ -118,6 +120,30 @@ def test_classic_units_are_the_classic_pairs_on_the_unit_cube(domain):
         domain.relation.pair_from_unit(domain, unit)
         for unit in domain.relation.classic_units(domain)
     ] == domain.relation.classic_pairs(domain)
+
+
+def test_a_labelled_domain_proposes_records_that_differ_only_in_their_label():
+    domain = Domain(dim=3, min_size=1, max_size=6, labelled=True)
+    plain = Domain(dim=3, min_size=1, max_size=6)
+    pairs = domain.relation.classic_pairs(domain)
+    # the plain domain's corner pairs first, unchanged; then the same features, the other label
+    assert pairs[:4] == plain.relation.classic_pairs(plain)
+    assert [(p.d0[0].tolist(), p.d1[-1].tolist(), len(p.d0)) for p in pairs[4:]] == [
+        ([1.0, 1.0, 1.0], [1.0, 1.0, 0.0], 1),
+        ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 1),
+        ([1.0, 1.0, 1.0], [1.0, 1.0, 0.0], 5),
+        ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 5),
+    ]
+    # the grid tries them right after its corners
+    lattice = domain.relation.lattice(domain, 3)
+    corners = 8  # two sizes × (base, other) in {0, 1}²
+    assert lattice[:corners] == plain.relation.lattice(plain, 3)[:corners]
+    assert lattice[corners : corners + 4] == pairs[4:]
+    assert domain.to_dict()["labelled"] is True and "labelled" not in plain.to_dict()
+    with pytest.raises(InvalidArgument, match="labelled=True needs vector records"):
+        Domain(labelled=True)
+    with pytest.raises(InvalidArgument, match="labelled must be True or False"):
+        Domain(dim=2, labelled="yes")
 
 
 def test_hypothesis_finder_tries_the_classic_patterns_first(rng):

@@ -135,7 +135,19 @@ def test_numbers_lists_tuples_and_models_are_encoded_at_a_fixed_width():
     assert isinstance(model, Model)
     model.learn([Fitted()])
     assert (
-        model.encode([Fitted()]).tolist() == [[1.0, 2.0, 0.5]] and model.columns[0] == "coef_[0, 0]"
+        model.encode([Fitted()]).tolist() == [[1.0, 2.0, 0.5, 0.0]]
+        and model.columns[0] == "coef_[0, 0]"
+    )
+
+    class OneClassMore(Fitted):
+        coef_ = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+    # a model whose attributes changed shape (a class more) is a value of the last coordinate
+    row = model.encode([OneClassMore()])[0]
+    assert row[:3].tolist() == [0.0, 0.0, 0.5] and row[3] != 0
+    assert (
+        "coef_ (2, 2)" in model.describe(row)
+        and model.describe(model.encode([Fitted()])[0]) is None
     )
 
 

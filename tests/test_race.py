@@ -47,6 +47,22 @@ def test_a_per_call_release_with_half_its_noise_is_refuted_within_2500_calls(see
     assert report.witness is not None and "e-value" in report.summary()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_sharpening_after_a_refutation_raises_the_certified_epsilon_never_past_the_truth(
+    seed, clock
+):
+    # half the noise: the release is exactly 2-DP
+    stopped = race_sum(0.5, clock, seed=seed, max_draws=20_000)
+    sharpened = race_sum(0.5, clock, seed=seed, max_draws=20_000, sharpen=True)
+    assert sharpened.violated and stopped.draws < sharpened.draws <= 20_000
+    assert stopped.epsilon_lower_bound < sharpened.epsilon_lower_bound <= 2.0
+
+
+def test_sharpening_needs_sequential_sampling():
+    with pytest.raises(InvalidArgument, match="sharpen=True keeps betting.*sampling='sequential'"):
+        audit(sum_release(0.5, None), PureDP(1.0), DOMAIN, sharpen=True)
+
+
 def test_correct_per_call_releases_are_not_refuted_and_say_what_they_could_have_refuted(clock):
     report = race_sum(1.0, clock, seed=0, max_draws=4_000)
     assert report.verdict is Verdict.NOT_REFUTED

@@ -174,13 +174,18 @@ def diffprivlib_model(
     features: int = 2,
     max_size: int = 6,
     relation: str | None = None,
+    public_records: bool = True,
     **arguments,
 ) -> LibraryTarget:
     """An audit target for ``diffprivlib.models.<name>`` fitted on records in [0, 1]^features (a
     class label in {0, 1} or a target in [0, 1] as the last coordinate, where the model takes one),
-    releasing the fitted model's parameters (`dpfuzz.outputs.Model`). Every dataset also holds two
-    fixed public records, one of each class, so that every fit is defined; neighbours stay
-    neighbours.
+    releasing the fitted model's parameters (`dpfuzz.outputs.Model`, whose ``classes_`` and shapes
+    show which classes a model has).
+
+    With `public_records` every dataset also holds two fixed public records, one of each class
+    (neighbours stay neighbours), so that every fit is defined and both classes are always
+    present. Without them a dataset holds 1 to `max_size` searched records, as a user's call
+    does, so the set of classes varies with the data.
     """
     import diffprivlib
 
@@ -202,7 +207,6 @@ def diffprivlib_model(
         "RandomForestClassifier": {
             "bounds": unit,
             "classes": [0, 1],
-            "n_estimators": 4,
             "max_depth": 2,
         },
     }[name]
@@ -212,7 +216,7 @@ def diffprivlib_model(
         np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]])
         if label
         else np.full((2, features), 0.5)
-    )
+    )[: 2 if public_records else 0]
     probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
@@ -240,15 +244,20 @@ def diffprivlib_model(
         low=0.0,
         high=1.0,
         dim=features + (1 if label else 0),
-        min_size=0,
+        min_size=0 if public_records else 1,
         max_size=max_size,
         relation=relation,
+        labelled=label == "class",
     )
     claim, how = claim_under(PureDP(epsilon), own, relation)
+    records = (
+        "every dataset also holds two fixed public records"
+        if public_records
+        else "no public records: the classes come from the data"
+    )
     return LibraryTarget(
         mechanism,
         claim,
         domain,
-        f"models.{name} is private under {own} (read from its source); {how}; "
-        "every dataset also holds two fixed public records",
+        f"models.{name} is private under {own} (read from its source); {how}; {records}",
     )

@@ -45,6 +45,7 @@ class Plan:
     orient_by_fit: bool = False
     fill_racing: bool = False
     sequential: bool = False
+    sharpen: bool = False
 
     @classmethod
     def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> Plan:
@@ -59,5 +60,6 @@ class Plan:
             adaptive=settings.sampling == "adaptive",
             directions=2 if both else 1,
             sequential=settings.sampling == "sequential",
+            sharpen=settings.sharpen,
             **choices,
         )

@@ -142,6 +142,8 @@ def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
         if done:
             break
         bracket += 1
+    if plan.sharpen and certificate.refuted:
+        rounds = _sharpen(run, tester, plan, claim, certificate, entrants, rounds, rngs)
     return _verification(run, plan, certificate, entrants, rounds)
 
 
@@ -182,16 +184,18 @@ def _bracket(
         alive, size = ranked[: -(-len(alive) // 2)], 2 * size
 
 
-def _fit(run: Run, tester: Tester, plan: Plan, certificate, alive: list, rng) -> None:
-    """Each racing pair's events, fitted on all its outputs so far, and the bets on them."""
+def _fit(run: Run, tester: Tester, plan: Plan, certificate, alive: list, rng, claim=None) -> None:
+    """Each racing pair's events, fitted on all its outputs so far for `claim` (default: the
+    run's), and the bets on them."""
     share = plan.beta / len(certificate.log_wealth)
+    claim = claim or run.claim
     for entrant in alive:
         first, second = entrant.joined()
         with single_threaded():
             if plan.directions == 2:
-                events = tuple(tester.fit_both(first, second, run.claim, share, rng))
+                events = tuple(tester.fit_both(first, second, claim, share, rng))
             else:
-                events = (tester.fit(first, second, run.claim, share, rng),)
+                events = (tester.fit(first, second, claim, share, rng),)
         entrant.events = events
         entrant.bets = tuple(
             certificate.bets(tester.in_event(event, p), tester.in_event(event, q), len(first))
@@ -227,15 +231,22 @@ def _draw_round(run: Run, tester: Tester, certificate, alive: list, size: int, r
 
 
 def _draw_pair(
-    run: Run, tester: Tester, certificate, entrant: Entrant, count: int, rng
+    run: Run,
+    tester: Tester,
+    certificate,
+    entrant: Entrant,
+    count: int,
+    rng,
+    until_refuted: bool = True,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Draw `count` outputs per side of `entrant`'s pair in up to `ROUND_LOOKS` pieces, betting on
-    each piece as it comes (a look after each) and stopping at a refutation. Returns, per
-    direction, which of the round's outputs of P and of Q fell in its event."""
+    each piece as it comes (a look after each) and, with `until_refuted`, stopping at a
+    refutation. Returns, per direction, which of the round's outputs of P and of Q fell in its
+    event."""
     piece = max(run.policy.race_first_samples, -(-count // ROUND_LOOKS))
     masks: list = [([], []) for _ in entrant.events]
     drawn = 0
-    while drawn < count and not certificate.refuted:
+    while drawn < count and not (until_refuted and certificate.refuted):
         size = min(piece, count - drawn)
         new = (
             run.budget.draw(entrant.pair.d0, size, rng),
@@ -254,6 +265,54 @@ def _draw_pair(
         entrant.evidence[direction] += len(in_p) * round_score(in_p, in_q, certificate.delta)
     entrant.weight += drawn if entrant.events else 0
     return joined
+
+
+def _sharpen(
+    run: Run,
+    tester: Tester,
+    plan: Plan,
+    claim: ApproxDP,
+    certificate,
+    entrants: list,
+    rounds: int,
+    rngs,
+) -> int:
+    """After a refutation (`Plan.sharpen`): rounds on the witness pair alone, each twice the one
+    before, its events fitted at the ε certified so far, until the budget ends or every grid
+    point is rejected. Each grid point's wealth stays a supermartingale under its hypothesis
+    whatever the events and the stopping time, so the fixed-sequence ε bound holds at every look
+    (`dpfuzz.testers.betting`). Returns the rounds run so far."""
+    draw_rng, fit_rng = rngs
+    entrant = entrants[certificate.leader() // plan.directions]
+    size = max(entrant.count, run.policy.race_first_samples)
+    while not certificate.rejected.all():
+        count = int(min(size, run.budget.remaining() // 2))
+        if count < run.policy.race_first_samples:
+            break
+        certified = certificate.epsilon_lower_bound()
+        _fit(
+            run,
+            tester,
+            plan,
+            certificate,
+            [entrant],
+            fit_rng,
+            replace(claim, epsilon=certified),
+        )
+        began = clock.now()
+        try:
+            masks = _draw_pair(
+                run, tester, certificate, entrant, count, draw_rng, until_refuted=False
+            )
+        except OutOfTime:
+            break
+        _record(run, tester, certificate, entrant, masks, clock.now() - began)
+        rounds, size = rounds + 1, 2 * size
+        run.progress(
+            f"sharpening: round {rounds}, {run.budget.used:,} drawn, ε ≥"
+            f" {certificate.epsilon_lower_bound():.3g}"
+        )
+    return rounds
 
 
 def round_score(in_p: np.ndarray, in_q: np.ndarray, delta: float) -> float:
