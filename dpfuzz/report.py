@@ -268,10 +268,11 @@ class AuditReport:
         """What was drawn, and how it was spent."""
         result, total = self.verification, self.seconds.get("total", 0.0)
         if result.details.get("sequential"):
+            pairs, rounds = result.details["pairs"], result.details["rounds"]
             return (
-                f"  draws             {self.draws:,} outputs: {result.details['pairs']} pairs raced"
-                f" in {result.details['rounds']} rounds, {result.num_samples[0]:,} per side bet"
-                f" on this pair's event; {total:.2f} s"
+                f"  draws             {self.draws:,} outputs: {pairs} pair{'s' * (pairs != 1)}"
+                f" raced in {rounds} round{'s' * (rounds != 1)}, {result.num_samples[0]:,} per"
+                f" side bet on this pair's event; {total:.2f} s"
             )
         looks = f"{len(self.looks)} look{'s' if len(self.looks) != 1 else ''}"
         searched = (

@@ -58,6 +58,22 @@ def test_sharpening_after_a_refutation_raises_the_certified_epsilon_never_past_t
     assert stopped.epsilon_lower_bound < sharpened.epsilon_lower_bound <= 2.0
 
 
+def test_a_sharpened_race_whose_evidence_outgrows_a_float_still_reports():
+    # randomized response at twice its ε: 20,000 draws take the wealth past e^709
+    flipped = entry("RandomizedResponseWrongEps")
+    report = audit(
+        flipped(),
+        flipped.claim(),
+        flipped.domain(),
+        seed=0,
+        sampling="sequential",
+        sharpen=True,
+        max_draws=20_000,
+    )
+    assert report.violated and "e-value" in report.summary()
+    assert 1.0 < report.epsilon_lower_bound <= flipped.truth().true_epsilon
+
+
 def test_sharpening_needs_sequential_sampling():
     with pytest.raises(InvalidArgument, match="sharpen=True keeps betting.*sampling='sequential'"):
         audit(sum_release(0.5, None), PureDP(1.0), DOMAIN, sharpen=True)

@@ -174,7 +174,7 @@ def _bracket(
         rounds += 1
         run.progress(
             f"race: round {rounds}, {len(alive)} pair(s), {run.budget.used:,} drawn, e-value"
-            f" {math.exp(certificate.log_evidence()[0]):.3g} of {1 / plan.beta:g}"
+            f" {certificate.e_value():.3g} of {1 / plan.beta:g}"
         )
         if certificate.refuted:
             return True, rounds
@@ -342,7 +342,7 @@ def _record(
                 tester=tester.name,
                 claim=run.claim,
                 divergence="betting e-value",
-                bound=float(math.exp(certificate.log_wealth[arm, 0])),
+                bound=certificate.e_value(arm),
                 threshold=1 / certificate.beta,
                 epsilon_lower_bound=None,
                 estimate=float(np.mean(in_p) - gamma * np.mean(in_q)),
@@ -377,7 +377,7 @@ def _verification(run: Run, plan: Plan, certificate, entrants: list, rounds: int
         return None
     last = records[-1]
     result = last.backward if direction else last.forward
-    evidence = float(math.exp(certificate.log_evidence()[0]))
+    evidence = certificate.e_value()
     result = replace(
         result,
         bound=evidence,

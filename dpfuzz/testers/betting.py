@@ -37,6 +37,8 @@ from scipy.special import logsumexp
 
 # Largest bet, as a share of the largest bet that keeps every factor non-negative.
 BET_CAP = 0.5
+# e-values are shown up to e^700, near the largest float; the evidence itself is kept as logs.
+LARGEST_LOG_E_VALUE = 700.0
 
 
 def epsilon_grid(epsilon: float, points: int = 33) -> np.ndarray:
@@ -91,6 +93,11 @@ class BettingCertificate:
     def log_evidence(self) -> np.ndarray:
         """ln M per grid point: the log of the arms' mixture wealth (the e-value)."""
         return logsumexp(self.log_wealth, axis=0) - math.log(len(self.log_wealth))
+
+    def e_value(self, arm: int | None = None) -> float:
+        """The claim's e-value: the mixture's, or arm `arm`'s wealth (at most e^700)."""
+        log = self.log_evidence()[0] if arm is None else self.log_wealth[arm, 0]
+        return math.exp(min(float(log), LARGEST_LOG_E_VALUE))
 
     @property
     def refuted(self) -> bool:
