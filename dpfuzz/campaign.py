@@ -241,7 +241,12 @@ class AuditSpec:
             f"--tester={target.tester if self.tester == 'entry' else self.tester}",
         ]
         parts += [f"--finder={self.finder}", f"--seed={self.seed}"]
-        parts += [f"--{name.replace('_', '-')}={value}" for name, value in self.settings.items()]
+        for name, value in self.settings.items():
+            flag = f"--{name.replace('_', '-')}"
+            if isinstance(value, bool):  # a switch (--sharpen): given when true
+                parts += [flag] if value else []
+            else:
+                parts.append(f"{flag}={value}")
         return " ".join(shlex.quote(part) for part in parts)
 
     def summary(self) -> dict:

@@ -130,6 +130,9 @@ if __name__ == "__main__":
     print(f"  worst over ≤ 9 records: ε = {loss:.3f} ({loss / EPSILON:.1f}·ε) for {d0} → {d1}")
     loss, d0, d1 = worst_add_remove(10, EPSILON, max_records=13, min_records=10)
     print(f"  k = 10, 10–13 records (no empty tree): ε = {loss:.3f} for {d0} → {d1}")
+    for shuffle in (False, True):
+        loss, _ = pair_epsilon((0,) * 5, (0,) * 6, 10, EPSILON, shuffle=shuffle)
+        print(f"  k = 10, shuffle={shuffle}: five identical records → six: exact ε = {loss:.3f}")
     print("shuffle=True, k = 4, ε = 1")
     loss, event = pair_epsilon((0, 0, 0), (0, 0, 0, 1), 4, EPSILON, shuffle=True)
     print(f"  [0, 0, 0] → [0, 0, 0, 1]: exact ε = {loss:.3f} at outcome {event}")

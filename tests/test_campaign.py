@@ -639,6 +639,21 @@ def test_an_entry_takes_the_claim_and_domain_its_target_gives(workdir):
     ) and "--max-size=4" in config.audits()[0].command(resolved)
 
 
+def test_a_stored_audits_command_passes_switches_as_switches(workdir):
+    import shlex
+
+    from dpfuzz.cli import build_parser
+
+    config = load_config(
+        _config(workdir, 'sampling = "sequential"\nsharpen = true\n[[target]]\nentry = "Laplace"\n')
+    )
+    (spec,) = config.audits()
+    command = spec.command(spec.target.build())
+    assert " --sharpen" in command and "--sharpen=" not in command
+    args = build_parser().parse_args(shlex.split(command)[1:])
+    assert args.sharpen is True and args.sampling == "sequential"
+
+
 def test_report_of_an_incomplete_run_says_so_and_fails(workdir):
     from dpfuzz.campaign import run_audit
 

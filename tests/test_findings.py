@@ -35,6 +35,15 @@ def test_the_forest_exact_values_match_their_closed_forms(exact):
         worst, _ = exact.pair_epsilon(tied, tied + (0,), trees, 1.0, shuffle=False)
         assert worst == pytest.approx(2 * trees - 1)
     assert exact.worst_add_remove(4, 1.0, max_records=9)[0] == pytest.approx(7)
+    # identical records: at 4 trees one more record changes one tree's count by one (ε exactly
+    # 1); at 10 trees five → six empties trees 2 and 4 (ratio 2 − e⁻¹ each) and fills trees 1,
+    # 3 and 5 (ratio e each)
+    for shuffle in (False, True):
+        four, _ = exact.pair_epsilon((0,) * 5, (0,) * 6, 4, 1.0, shuffle)
+        ten, _ = exact.pair_epsilon((0,) * 5, (0,) * 6, 10, 1.0, shuffle)
+        assert four == pytest.approx(1.0) and ten == pytest.approx(
+            2 * math.log(2 - math.exp(-1)) + 3
+        )
     # shuffle=True, [0, 0, 0] → [0, 0, 0, 1]: the 1 lands in each of the 4 trees with ¼; q is
     # the probability that a one-record leaf takes the other label
     q = math.exp(-1) / 2
