@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from dpfuzz.error_outcomes import error_code
 from dpfuzz.errors import InvalidArgument, MechanismError
 from dpfuzz.mechanism import is_mechanism, mechanism_name, per_call
-from dpfuzz.validation import check_int
+from dpfuzz.validation import check_choice, check_int
 
 ABSENT, RELEASED, SUPPRESSED = 0, 1, 2  # a key's state in a keyed result
 
@@ -304,8 +305,12 @@ class Model(Encoder):
         "feature_importances_",
     )
 
-    def __init__(self):
-        self.shapes: dict[str, tuple] = {}
+    def __init__(self, shapes: dict[str, tuple] | None = None):
+        """`shapes` (attribute name → shape) fixes the encoding before any model is seen, for a
+        release whose first calls may raise (``structured(..., errors="outcome")``)."""
+        self.shapes: dict[str, tuple] = {
+            name: tuple(shape) for name, shape in (shapes or {}).items()
+        }
         self.other_shapes: dict[int, str] = {}  # the codes seen in this process, and their shapes
 
     def learn(self, outputs: list) -> None:
@@ -415,58 +420,104 @@ def auto_encoder(outputs: list) -> Encoder:
 
 class OutputWords:
     """The user's words for an encoded output: `columns` names each coordinate, and calling it
-    on a row describes it (a discrete pattern in an event)."""
+    on a row describes it (a discrete pattern in an event). With `errors` (code → exception
+    type, `dpfuzz.error_outcomes`) the last coordinate is the error's code."""
 
-    def __init__(self, encoder: Encoder):
-        self.encoder = encoder
+    def __init__(self, encoder: Encoder, errors: dict[int, str] | None = None):
+        self.encoder, self.errors = encoder, errors
 
     @property
     def columns(self) -> list[str]:
-        return self.encoder.columns
+        if self.errors is None:
+            return self.encoder.columns
+        seen = ", ".join(f"{code} = {name}" for code, name in sorted(self.errors.items()))
+        return [*self.encoder.columns, f"error ({seen})" if seen else "error"]
 
     def __call__(self, row: np.ndarray) -> str | None:
-        return self.encoder.describe(np.asarray(row, dtype=float))
+        row = np.asarray(row, dtype=float)
+        if self.errors is None:
+            return self.encoder.describe(row)
+        code = int(row[-1])
+        if code:
+            return f"raised {self.errors.get(code, f'an exception of code {code}')}"
+        return self.encoder.describe(row[:-1])
 
 
 class StructuredMechanism:
     """A release with natural outputs as a mechanism with encoded ones; made by `structured`."""
 
-    def __init__(self, release: Callable, encoder: Encoder | None, learn_calls: int):
-        self.release = release if is_mechanism(release) else per_call(_ListOutputs(release))
+    def __init__(
+        self, release: Callable, encoder: Encoder | None, learn_calls: int, errors: str = "raise"
+    ):
+        catch = errors == "outcome"
+        self.release = release if is_mechanism(release) else per_call(_ListOutputs(release, catch))
         self.encoder, self.learn_calls, self.calls = encoder, learn_calls, 0
+        self.errors: dict[int, str] | None = {} if catch else None  # code → type, seen here
         self.name = mechanism_name(release)
-        self.describe_output = None if encoder is None else OutputWords(encoder)
+        self.describe_output = None if encoder is None else OutputWords(encoder, self.errors)
 
     def __call__(
         self, dataset: np.ndarray, num_samples: int, rng: np.random.Generator
     ) -> np.ndarray:
         raw = self.release(dataset, num_samples, rng)
-        outputs = [
+        items = [
             item.value if isinstance(item, _Boxed) else item
             for item in (raw.tolist() if isinstance(raw, np.ndarray) else raw)
         ]
+        returned = [item for item in items if not isinstance(item, _Raised)]
         if self.encoder is None:
-            self.encoder = auto_encoder(outputs)
-            self.describe_output = OutputWords(self.encoder)
-        if self.calls < self.learn_calls:
-            self.encoder.learn(outputs)
+            if not returned:
+                raise MechanismError(
+                    f"{self.name} raised on every call before any output showed dpfuzz how to"
+                    " encode its outputs; give structured(release, encoder=...) an encoder whose"
+                    " width is known (e.g. Model(shapes={...}))."
+                )
+            self.encoder = auto_encoder(returned)
+            self.describe_output = OutputWords(self.encoder, self.errors)
+        if self.calls < self.learn_calls and returned:
+            self.encoder.learn(returned)
             self.calls += 1
             if self.calls == self.learn_calls:
                 self.encoder.freeze()
-        return self.encoder.encode(outputs)
+        if self.errors is None:
+            return self.encoder.encode(items)
+        rows = np.zeros((len(items), self.encoder.width + 1))
+        kept = [index for index, item in enumerate(items) if not isinstance(item, _Raised)]
+        if kept:
+            rows[kept, :-1] = self.encoder.encode(returned)
+        for index, item in enumerate(items):
+            if isinstance(item, _Raised):
+                rows[index, -1] = error_code(item.name)
+                self.errors[int(rows[index, -1])] = item.name
+        return rows
 
     def __repr__(self) -> str:
         return f"structured({self.name}, {type(self.encoder).__name__ if self.encoder else 'auto'})"
 
 
 class _ListOutputs:
-    """A one-output function whose outputs `per_call` keeps as Python objects."""
+    """A one-output function whose outputs `per_call` keeps as Python objects; with `catch`, an
+    exception it raises is kept as a `_Raised` output."""
 
-    def __init__(self, function: Callable):
-        self.function = function
+    def __init__(self, function: Callable, catch: bool = False):
+        self.function, self.catch = function, catch
 
     def __call__(self, dataset, rng):
-        return _Boxed(self.function(dataset, rng))
+        if not self.catch:
+            return _Boxed(self.function(dataset, rng))
+        try:
+            return _Boxed(self.function(dataset, rng))
+        except Exception as error:
+            return _Boxed(_Raised(type(error).__qualname__))
+
+
+class _Raised:
+    """A call that raised an exception of the type `name` (``errors="outcome"``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
 
 
 class _Boxed:
@@ -479,13 +530,22 @@ class _Boxed:
 
 
 def structured(
-    release: Callable, *, encoder: Encoder | None = None, learn_calls: int = 4
+    release: Callable,
+    *,
+    encoder: Encoder | None = None,
+    learn_calls: int = 4,
+    errors: str = "raise",
 ) -> StructuredMechanism:
     """A mechanism of `release`, whose outputs are structured: ``release(dataset, rng)`` returns
     one natural output per call (a dict of keyed results, a category, None, a tuple, a list, a
     model), or ``release(dataset, num_samples, rng)`` returns a list of them. The encoder (default:
     chosen from the first call's outputs, `auto_encoder`) learns from the first `learn_calls`
-    calls and is then fixed (see the module's docstring)."""
+    calls and is then fixed (see the module's docstring).
+
+    With ``errors="outcome"`` (one-output releases) an exception is an output: each row gains a
+    last coordinate, 0 or the code of the exception's type (`dpfuzz.error_outcomes`), its other
+    coordinates zeros. A release that may raise on its first calls needs an encoder whose width
+    is known before any output, e.g. ``Model(shapes=...)``."""
     if not callable(release):
         raise InvalidArgument(f"structured needs a release function, got {release!r}.")
     if encoder is not None and not isinstance(encoder, Encoder):
@@ -494,4 +554,10 @@ def structured(
             f" {encoder!r}."
         )
     check_int("learn_calls", learn_calls, minimum=1)
-    return StructuredMechanism(release, encoder, learn_calls)
+    check_choice("errors", errors, ("raise", "outcome"))
+    if errors == "outcome" and is_mechanism(release):
+        raise InvalidArgument(
+            'errors="outcome" records each call\'s exception, so it needs a one-output release'
+            " release(dataset, rng), not a batch release(dataset, num_samples, rng)."
+        )
+    return StructuredMechanism(release, encoder, learn_calls, errors)

@@ -553,6 +553,28 @@ def test_diffprivlib_gaussian_nb_leaks_which_classes_its_data_holds(diffprivlib,
     assert len(labels) == 2  # the two datasets hold different classes
 
 
+def test_diffprivlib_logistic_regression_leaks_its_classes_and_its_single_class_error(
+    diffprivlib, clock
+):
+    # classes_ = np.unique(y), and one class raises ValueError: both are outcomes here
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    logistic = diffprivlib_model("LogisticRegression", public_records=False)
+    outputs = logistic.mechanism(np.array([[0.5, 0.5, 1.0]]), 2, np.random.default_rng(0))
+    # classes_, coef_, intercept_, the shape code, then the error code: raised on one class
+    assert outputs.shape == (2, 7) and outputs[:, -1].all()
+    assert logistic.mechanism.describe_output(outputs[0]) == "raised ValueError"
+    report = audit(
+        logistic.mechanism,
+        logistic.claim,
+        logistic.domain,
+        seed=0,
+        sampling="sequential",
+        max_draws=4000,
+    )
+    assert report.violated
+
+
 def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
     # Exact (findings/forest_exact.py): with 4 trees, adding a record to the two fixed ones moves
     # one of them to another tree; the event "tree 1 says 0, tree 2 says 1" at their point has

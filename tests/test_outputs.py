@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpfuzz import ApproxDP, Domain, PureDP, audit
-from dpfuzz.errors import MechanismError
+from dpfuzz.errors import InvalidArgument, MechanismError
 from dpfuzz.outputs import Category, Keyed, Mixed, Model, Number, Sequence, auto_encoder, structured
 
 KEYS = Domain(low=0, high=4, dtype="int", max_size=3)  # records are keys 0..4
@@ -149,6 +149,38 @@ def test_numbers_lists_tuples_and_models_are_encoded_at_a_fixed_width():
         "coef_ (2, 2)" in model.describe(row)
         and model.describe(model.encode([Fitted()])[0]) is None
     )
+
+
+def test_structured_releases_can_release_their_errors_as_outcomes():
+    from dpfuzz.error_outcomes import error_code
+
+    class Fitted:
+        def __init__(self, labels):
+            self.classes_ = np.unique(labels)
+            self.coef_ = np.ones((1, 2))
+
+    def fit(dataset, rng):  # raises on one class, as LogisticRegression does
+        if len(np.unique(dataset)) < 2:
+            raise ValueError("needs two classes")
+        return Fitted(dataset)
+
+    mechanism = structured(
+        fit, encoder=Model({"classes_": (2,), "coef_": (1, 2)}), errors="outcome"
+    )
+    rng = np.random.default_rng(0)
+    raised = mechanism(np.array([1.0, 1.0]), 3, rng)  # the first calls raise: the width is known
+    fitted = mechanism(np.array([0.0, 1.0]), 3, rng)
+    assert raised.shape == fitted.shape == (3, 6)
+    assert (raised[:, -1] == error_code("ValueError")).all() and not raised[:, :-1].any()
+    assert fitted[0].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    words = mechanism.describe_output
+    assert words(raised[0]) == "raised ValueError" and "ValueError" in words.columns[-1]
+    # without a known width, a release that raises from its first call says what to give
+    unknown = structured(fit, errors="outcome")
+    with pytest.raises(MechanismError, match="Model\\(shapes="):
+        unknown(np.array([1.0]), 2, rng)
+    with pytest.raises(InvalidArgument, match="one-output release"):
+        structured(lambda dataset, num_samples, rng: [1] * num_samples, errors="outcome")
 
 
 def test_outputs_it_cannot_encode_say_what_to_do():

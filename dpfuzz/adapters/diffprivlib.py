@@ -185,7 +185,8 @@ def diffprivlib_model(
     With `public_records` every dataset also holds two fixed public records, one of each class
     (neighbours stay neighbours), so that every fit is defined and both classes are always
     present. Without them a dataset holds 1 to `max_size` searched records, as a user's call
-    does, so the set of classes varies with the data.
+    does, so the set of classes varies with the data, and a fit that raises (LogisticRegression
+    on one class) releases its exception's type (``structured(..., errors="outcome")``).
     """
     import diffprivlib
 
@@ -238,7 +239,17 @@ def diffprivlib_model(
             )
         return model
 
-    mechanism = per_call(release) if name in TREES else structured(release, encoder=Model())
+    if name in TREES:
+        mechanism = per_call(release)
+    elif public_records:
+        mechanism = structured(release, encoder=Model())
+    else:  # a fit may raise (LogisticRegression on one class): the error is an outcome
+        shapes = (
+            {"classes_": (2,), "coef_": (1, features), "intercept_": (1,)}
+            if name == "LogisticRegression"
+            else None
+        )
+        mechanism = structured(release, encoder=Model(shapes), errors="outcome")
     mechanism.name = f"diffprivlib.models.{name}"
     domain = Domain(
         low=0.0,
