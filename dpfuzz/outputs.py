@@ -68,6 +68,12 @@ class Encoder:
         """Words for one encoded output (a discrete pattern in an event), or None."""
         return None
 
+    @property
+    def sized(self) -> bool:
+        """Whether `width` is known before any output is learnt (rows of outputs that raised
+        can then be encoded from the first call on)."""
+        return False
+
 
 class Number(Encoder):
     """A number, or None / NaN for a suppressed value: (suppressed 0/1, value or 0)."""
@@ -313,6 +319,10 @@ class Model(Encoder):
         }
         self.other_shapes: dict[int, str] = {}  # the codes seen in this process, and their shapes
 
+    @property
+    def sized(self) -> bool:
+        return bool(self.shapes)
+
     def learn(self, outputs: list) -> None:
         if not self.shapes:
             self.shapes = {
@@ -465,13 +475,13 @@ class StructuredMechanism:
             for item in (raw.tolist() if isinstance(raw, np.ndarray) else raw)
         ]
         returned = [item for item in items if not isinstance(item, _Raised)]
+        if not returned and self.calls == 0 and not (self.encoder and self.encoder.sized):
+            raise MechanismError(
+                f"{self.name} raised on every call before any output showed dpfuzz how to"
+                " encode its outputs; give structured(release, encoder=...) an encoder whose"
+                " width is known (e.g. Model(shapes={...}))."
+            )
         if self.encoder is None:
-            if not returned:
-                raise MechanismError(
-                    f"{self.name} raised on every call before any output showed dpfuzz how to"
-                    " encode its outputs; give structured(release, encoder=...) an encoder whose"
-                    " width is known (e.g. Model(shapes={...}))."
-                )
             self.encoder = auto_encoder(returned)
             self.describe_output = OutputWords(self.encoder, self.errors)
         if self.calls < self.learn_calls and returned:

@@ -176,9 +176,10 @@ def test_structured_releases_can_release_their_errors_as_outcomes():
     words = mechanism.describe_output
     assert words(raised[0]) == "raised ValueError" and "ValueError" in words.columns[-1]
     # without a known width, a release that raises from its first call says what to give
-    unknown = structured(fit, errors="outcome")
-    with pytest.raises(MechanismError, match="Model\\(shapes="):
-        unknown(np.array([1.0]), 2, rng)
+    for encoder in (None, Model()):
+        unknown = structured(fit, encoder=encoder, errors="outcome")
+        with pytest.raises(MechanismError, match="Model\\(shapes="):
+            unknown(np.array([1.0]), 2, rng)
     with pytest.raises(InvalidArgument, match="one-output release"):
         structured(lambda dataset, num_samples, rng: [1] * num_samples, errors="outcome")
 
