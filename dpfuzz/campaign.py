@@ -17,13 +17,14 @@ A config (all keys optional; with no config the whole catalogue is audited)::
     entry = "SVT3"              # a catalogue entry …
     params = { epsilon = 0.5, form = "dataset" }
 
-    [[target]] mechanism = "my_module:make_mechanism"        # … or your own factory / mechanism
-    params = { bins = 8 }                         # factory parameters (checked against its
-    signature) claim = { type = "PureDP", epsilon = 1.0 } domain = { low = 0.0, high = 1.0, max_size
-    = 10 } truth = "satisfies"         # optional: what you expect, for the report's verdicts
+    [[target]]
+    mechanism = "my_module:make_mechanism"   # … or your own factory / mechanism
+    params = { bins = 8 }       # factory parameters (checked against its signature)
+    claim = { type = "PureDP", epsilon = 1.0 }
+    domain = { low = 0.0, high = 1.0, max_size = 10 }
+    truth = "satisfies"         # optional: what you expect, for the report's verdicts
     per_call = false            # true: the mechanism is (dataset, rng) -> one output, or a factory
-    of one structured = false          # true: its outputs are dicts, categories, tuples, …
-    (dpfuzz.outputs)
+    structured = false          # true: its outputs are dicts, categories, tuples, … (outputs)
 
     [[target]]
     catalogue = true            # every catalogue entry at its defaults
