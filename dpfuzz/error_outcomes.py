@@ -18,9 +18,25 @@ import numpy as np
 CODES = 9973
 
 
+def short_code(text: str) -> int:
+    """1 + CRC-32 of `text` mod `CODES`: a short code of a name, the same in every process."""
+    return 1 + zlib.crc32(text.encode()) % CODES
+
+
 def error_code(name: str) -> int:
     """The code of an exception type called `name`."""
-    return 1 + zlib.crc32(name.encode()) % CODES
+    return short_code(name)
+
+
+def error_column(names: dict[int, str]) -> str:
+    """The error coordinate's name, with the exception types seen (code → type name)."""
+    seen = ", ".join(f"{code} = {name}" for code, name in sorted(names.items()))
+    return f"error ({seen})" if seen else "error"
+
+
+def raised_words(code: int, names: dict[int, str]) -> str:
+    """How an output whose error coordinate holds `code` (not 0) reads."""
+    return f"raised {names.get(code, f'an exception of code {code}')}"
 
 
 class ErrorOutcomes:
@@ -72,11 +88,8 @@ class ErrorWords:
     def columns(self) -> list[str]:
         size = int(np.prod(self.outcomes.shape))
         values = ["output"] if size == 1 else [f"output[{index}]" for index in range(size)]
-        seen = ", ".join(f"{code} = {name}" for code, name in sorted(self.outcomes.names.items()))
-        return [*values, f"error ({seen})" if seen else "error"]
+        return [*values, error_column(self.outcomes.names)]
 
     def __call__(self, row: np.ndarray) -> str | None:
         code = int(np.asarray(row).ravel()[-1])
-        if code == 0:
-            return None
-        return f"raised {self.outcomes.names.get(code, f'an exception of code {code}')}"
+        return None if code == 0 else raised_words(code, self.outcomes.names)

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import zlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from dpfuzz.error_outcomes import error_code
+from dpfuzz.error_outcomes import error_code, error_column, raised_words, short_code
 from dpfuzz.errors import InvalidArgument, MechanismError
 from dpfuzz.mechanism import is_mechanism, mechanism_name, per_call
 from dpfuzz.validation import check_choice, check_int
@@ -292,8 +291,8 @@ class Model(Encoder):
     """A fitted model: its numeric learned attributes (``classes_``, ``coef_``, ``intercept_``,
     ``means_``, …, the ones the first call's models have), flattened, then a last coordinate,
     ``shape``: 0 when every attribute has the shape it had when learnt, else a code of the shapes
-    the model has (1 + CRC-32 of them mod 9973), the mismatched attributes' values read as zeros.
-    A model with one class more (classes read from the labels) is then a value of ``shape``."""
+    the model has (`dpfuzz.error_outcomes.short_code`), the mismatched attributes' values read as
+    zeros. A model with one class more (classes read from the labels) is a value of ``shape``."""
 
     ATTRIBUTES = (
         "classes_",
@@ -360,7 +359,7 @@ class Model(Encoder):
         code = 0
         if shapes != self.shapes:
             words = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
-            code = 1 + zlib.crc32(words.encode()) % SHAPE_CODES
+            code = short_code(words)
             self.other_shapes[code] = words
         return np.concatenate([*parts, [code]])
 
@@ -369,10 +368,6 @@ class Model(Encoder):
         if code == 0:
             return None
         return f"a model of other shapes ({self.other_shapes.get(code, f'code {code}')})"
-
-
-# Codes of a model's shapes are 1 + CRC-32 mod this prime: short enough to read, rarely shared.
-SHAPE_CODES = 9973
 
 
 def _numeric(value) -> bool:
@@ -440,17 +435,14 @@ class OutputWords:
     def columns(self) -> list[str]:
         if self.errors is None:
             return self.encoder.columns
-        seen = ", ".join(f"{code} = {name}" for code, name in sorted(self.errors.items()))
-        return [*self.encoder.columns, f"error ({seen})" if seen else "error"]
+        return [*self.encoder.columns, error_column(self.errors)]
 
     def __call__(self, row: np.ndarray) -> str | None:
         row = np.asarray(row, dtype=float)
         if self.errors is None:
             return self.encoder.describe(row)
         code = int(row[-1])
-        if code:
-            return f"raised {self.errors.get(code, f'an exception of code {code}')}"
-        return self.encoder.describe(row[:-1])
+        return raised_words(code, self.errors) if code else self.encoder.describe(row[:-1])
 
 
 class StructuredMechanism:
