@@ -179,6 +179,11 @@ class _Multiset(Relation):
         """Identical extreme records with `distance` differing extreme records: the largest
         change of a sum or mean, at the smallest and largest sizes (scale bugs that depend on n).
         A labelled domain's come next: the same features with the other extreme label."""
+        return self._extreme_pairs(domain, _patterns(domain, self.pattern_sizes(domain)))
+
+    def _extreme_pairs(self, domain: Domain, patterns: list) -> list[DatasetPair]:
+        """`constant_pair` of each (base, other, size) of `patterns`, 1 meaning `upper` and 0
+        `lower` in each record coordinate."""
         return [
             self.constant_pair(
                 domain,
@@ -186,7 +191,7 @@ class _Multiset(Relation):
                 np.where(base == 1.0, domain.upper, domain.lower),
                 np.where(other == 1.0, domain.upper, domain.lower),
             )
-            for base, other, size in _patterns(domain, self.pattern_sizes(domain))
+            for base, other, size in patterns
         ]
 
     def lattice(self, domain: Domain, points: int) -> list[DatasetPair]:
@@ -207,7 +212,7 @@ class _Multiset(Relation):
             for size, base, other in cells
         ]
         # a labelled domain's relabelled classic pairs come right after the corners
-        relabelled = self.classic_pairs(domain)[2 * len(extremes) :]
+        relabelled = self._extreme_pairs(domain, _label_patterns(domain, extremes))
         pairs, keys = [], set()
         for pair in candidates[:corners] + relabelled + candidates[corners:]:
             if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
@@ -547,15 +552,27 @@ RELATION_NAMES = tuple(RELATIONS)
 
 def _patterns(domain: Domain, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """(base, other, size) of the classic pairs, base and other as 0 (`lower`) or 1 (`upper`) per
-    record coordinate: the extreme records at each size, then, in a labelled domain, the same
-    extreme features with the other extreme label."""
+    record coordinate: the extreme records at each size, then `_label_patterns`."""
     upper, lower = np.ones(domain.record_shape), np.zeros(domain.record_shape)
-    groups = [[(upper, lower), (lower, upper)]]
-    if domain.labelled:
-        upper_relabelled, lower_relabelled = upper.copy(), lower.copy()
-        upper_relabelled[-1], lower_relabelled[-1] = 0.0, 1.0
-        groups.append([(upper, upper_relabelled), (lower, lower_relabelled)])
-    return [(base, other, size) for group in groups for size in sizes for base, other in group]
+    extremes = [
+        (base, other, size) for size in sizes for base, other in ((upper, lower), (lower, upper))
+    ]
+    return extremes + _label_patterns(domain, sizes)
+
+
+def _label_patterns(domain: Domain, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """In a labelled domain, the extreme features at each size with the other extreme label added
+    (none otherwise), as `_patterns` gives them."""
+    if not domain.labelled:
+        return []
+    upper, lower = np.ones(domain.record_shape), np.zeros(domain.record_shape)
+    upper_relabelled, lower_relabelled = upper.copy(), lower.copy()
+    upper_relabelled[-1], lower_relabelled[-1] = 0.0, 1.0
+    return [
+        (base, other, size)
+        for size in sizes
+        for base, other in ((upper, upper_relabelled), (lower, lower_relabelled))
+    ]
 
 
 def _choose(unit: float, low: int, high: int) -> int:
