@@ -23,7 +23,7 @@ def race_bernoulli(p, q, epsilon, delta, beta, seed, arms=1, outputs=2048, first
         in_p, in_q = rng.random(size) < p, rng.random(size) < q
         if n:
             certificate.update(0, certificate.bets(k_p, k_q, n), in_p, in_q)
-            if certificate.refuted:
+            if certificate.look():
                 break
         k_p, k_q, n = k_p + in_p.sum(), k_q + in_q.sum(), n + size
         size = min(2 * size, 256)
@@ -80,6 +80,7 @@ def test_the_mixture_over_arms_keeps_its_level_when_every_arm_bets():
                 # an overconfident bet (as from an overfitted event) on a tight arm
                 bets = certificate.bets(60, 10, 100)
                 certificate.update(arm, bets, rng.random(64) < p, rng.random(64) < q)
+            certificate.look()
         rejected += certificate.refuted
     assert rejected <= int(binom.ppf(0.999, 300, 0.05))
 
@@ -97,9 +98,9 @@ def test_a_perfect_event_needs_the_outputs_samples_to_refute_says():
     needed = certificate.samples_to_refute()
     bets = certificate.bets(100, 0, 100)
     certificate.update(0, bets, np.ones(needed - 1, bool), np.zeros(needed - 1, bool))
-    assert not certificate.refuted
+    assert not certificate.look()
     certificate.update(0, bets, np.ones(1, bool), np.zeros(1, bool))
-    assert certificate.refuted
+    assert certificate.look()
 
 
 def test_a_round_needs_as_many_outputs_of_p_as_of_q():
@@ -107,3 +108,28 @@ def test_a_round_needs_as_many_outputs_of_p_as_of_q():
         BettingCertificate(1, epsilon_grid(1.0), 0.0, 0.05).update(
             0, np.zeros(33), np.ones(3, bool), np.ones(2, bool)
         )
+
+
+def test_the_mixture_is_looked_at_only_once_every_arm_on_the_outputs_has_bet():
+    certificate = BettingCertificate(2, epsilon_grid(1.0), 0.0, 0.05)
+    bets = certificate.bets(100, 0, 100)
+    near = certificate.samples_to_refute() - 1
+    certificate.update(1, bets, np.ones(near, bool), np.zeros(near, bool))
+    assert not certificate.look()
+    # one piece read in both directions: arm 0 gains what arm 1 loses
+    certificate.update(0, bets, np.ones(15, bool), np.zeros(15, bool))
+    assert certificate.log_evidence()[0] > math.log(20) and not certificate.refuted
+    certificate.update(1, bets, np.zeros(15, bool), np.ones(15, bool))
+    assert not certificate.look()
+
+
+def test_a_refutation_and_its_e_value_stand_when_later_wealth_falls():
+    certificate = BettingCertificate(1, epsilon_grid(1.0), 0.0, 0.05)
+    bets = certificate.bets(100, 0, 100)
+    needed = certificate.samples_to_refute()
+    certificate.update(0, bets, np.ones(needed, bool), np.zeros(needed, bool))
+    assert certificate.look()
+    refuting = certificate.verdict_e_value()
+    certificate.update(0, bets, np.zeros(10, bool), np.ones(10, bool))
+    assert certificate.look() and certificate.e_value() < 20 < refuting
+    assert certificate.verdict_e_value() == refuting

@@ -257,6 +257,7 @@ def _draw_pair(
             certificate.update(entrant.arm(direction), entrant.bets[direction], in_p, in_q)
             masks[direction][0].append(in_p)
             masks[direction][1].append(in_q)
+        certificate.look()
         for kept, outputs in zip(entrant.outputs, new):
             kept.append(outputs)
         drawn += size
@@ -377,7 +378,7 @@ def _verification(run: Run, plan: Plan, certificate, entrants: list, rounds: int
         return None
     last = records[-1]
     result = last.backward if direction else last.forward
-    evidence = certificate.e_value()
+    evidence = certificate.verdict_e_value()
     result = replace(
         result,
         bound=evidence,

@@ -14,7 +14,9 @@ are declared): under the claim every arm is such a supermartingale for the same 
 so M is one too, and by Ville's inequality P(sup_t M_t ≥ 1/β) ≤ β. A run that rejects the
 claim the first time M ≥ 1/β — after any round, however the events, bets, arms' draws and the
 stopping time were chosen from the data before — falsely refutes a true claim with probability
-at most β (docs/explanation/statistics.md, "Certificates that hold at every look").
+at most β (docs/explanation/statistics.md, "Certificates that hold at every look"). A look is
+taken after every arm that bets on the same outputs has been updated (`update`, then `look`): in
+between, the mixture is not a supermartingale, since one pair's two directions share outputs.
 
 ε lower bound: the same evidence tests H(ε') "the mechanism is (ε', δ)-DP" on an increasing
 grid ε_claim = ε'_0 < ε'_1 < …, each with its own bets. The hypotheses are nested (H(ε') holds
@@ -61,6 +63,7 @@ class BettingCertificate:
         self.log_wealth = np.zeros((arms, len(self.epsilons)))
         self.rejected = np.zeros(len(self.epsilons), dtype=bool)
         self.samples = np.zeros(arms, dtype=int)  # betting outputs per side, per arm
+        self.refuting_log_evidence: float | None = None  # ln M at the look that refuted
 
     def bets(self, count_p: int, count_q: int, total: int) -> np.ndarray:
         """λ per grid point for an event that held `count_p` of `total` earlier outputs of P and
@@ -73,7 +76,8 @@ class BettingCertificate:
 
     def update(self, arm: int, bets: np.ndarray, in_p: np.ndarray, in_q: np.ndarray) -> None:
         """Multiply arm `arm`'s wealth by the round's factors: `in_p[i]`, `in_q[i]` say whether
-        the i-th fresh output of P, of Q, fell in the event the `bets` were placed on."""
+        the i-th fresh output of P, of Q, fell in the event the `bets` were placed on. Rejects
+        nothing: `look` does, once every arm betting on these outputs is updated."""
         in_p, in_q = np.asarray(in_p, dtype=bool), np.asarray(in_q, dtype=bool)
         if in_p.shape != in_q.shape:
             raise ValueError("a round needs as many fresh outputs of P as of Q.")
@@ -88,7 +92,15 @@ class BettingCertificate:
             + neither * np.log1p(-bets * delta)
         )
         self.samples[arm] += len(in_p)
-        self.rejected |= self.log_evidence() > math.log(1 / self.beta)
+
+    def look(self) -> bool:
+        """Reject each grid point whose mixture wealth now exceeds 1/β (rejections are kept);
+        returns whether the claim is refuted."""
+        evidence = self.log_evidence()
+        if not self.refuted and evidence[0] > math.log(1 / self.beta):
+            self.refuting_log_evidence = float(evidence[0])
+        self.rejected |= evidence > math.log(1 / self.beta)
+        return self.refuted
 
     def log_evidence(self) -> np.ndarray:
         """ln M per grid point: the log of the arms' mixture wealth (the e-value)."""
@@ -98,6 +110,13 @@ class BettingCertificate:
         """The claim's e-value: the mixture's, or arm `arm`'s wealth (at most e^700)."""
         log = self.log_evidence()[0] if arm is None else self.log_wealth[arm, 0]
         return math.exp(min(float(log), LARGEST_LOG_E_VALUE))
+
+    def verdict_e_value(self) -> float:
+        """The mixture's e-value at the look that refuted the claim (above 1/β), or now: later
+        outputs may lower the wealth, never the refutation."""
+        if self.refuting_log_evidence is None:
+            return self.e_value()
+        return math.exp(min(self.refuting_log_evidence, LARGEST_LOG_E_VALUE))
 
     @property
     def refuted(self) -> bool:
