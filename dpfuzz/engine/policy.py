@@ -139,11 +139,12 @@ class AuditPolicy:
 
     @property
     def smallest_race_draws(self) -> int:
-        """Draws of the smallest sequential audit: its probe (twice the reproducibility check and
-        `probe_min_samples`), then one pair's first round and one round bet on."""
-        return (
-            2 * self.reproducibility_samples + self.probe_min_samples + 4 * self.race_first_samples
-        )
+        """Draws of the smallest sequential audit: its probe (the reproducibility check's two
+        calls of `probe_min_samples` outputs, or fewer and then the probe's own, as in
+        `engine.probe`), then one pair's first round and one round bet on."""
+        check = min(self.reproducibility_samples, self.probe_min_samples)
+        own = 0 if check == self.probe_min_samples else self.probe_min_samples
+        return 2 * check + own + 4 * self.race_first_samples
 
 
 @dataclass(frozen=True)

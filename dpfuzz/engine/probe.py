@@ -27,11 +27,12 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     """Draw `size` outputs (after the reproducibility check's two equal-seeded calls) on the
     first dataset of the relation's first classic pair. With a `time_limit` that binds the run (a
     deadline, or more planned draws than the limit affords at the pace of those calls), at most
-    `probe_time_share` of it."""
+    `probe_time_share` of it. The check's calls draw `reproducibility_samples` outputs, or `size`
+    if fewer; when they hold enough, the first call's outputs are the probe's."""
     began = clock.now()
     seed, draw = run.probe_seed, run.budget.draw
     dataset = run.domain.relation.classic_pairs(run.domain)[0].d0
-    count = run.policy.reproducibility_samples
+    count = min(run.policy.reproducibility_samples, size)
     try:
         first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
     except OutOfTime:
@@ -60,17 +61,23 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
                 int(budget.rate * run.policy.probe_time_share * time_limit),
             ),
         )
-    try:
-        samples = draw(dataset, size, np.random.default_rng(seed.spawn(1)[0]))
-    except OutOfTime:
-        raise MechanismTooSlow(
-            f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were"
-            f" drawn (the mechanism drew {budget.used:,} outputs in {budget.drawing_seconds:.1f}"
-            " s): give a larger max_seconds."
-        ) from None
+    samples = first if size <= count else _draw_probe(run, dataset, size)
     if run.budget.max_seconds is not None:
         run.note(
             f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a"
             " rerun with the same seed may draw differently; max_draws limits it reproducibly."
         )
     return Probe(samples, reproducible, clock.now() - began)
+
+
+def _draw_probe(run: Run, dataset, size: int) -> np.ndarray:
+    """The probe's own `size` outputs on `dataset`, from a generator apart from the check's."""
+    budget = run.budget
+    try:
+        return budget.draw(dataset, size, np.random.default_rng(run.probe_seed.spawn(1)[0]))
+    except OutOfTime:
+        raise MechanismTooSlow(
+            f"max_seconds={budget.max_seconds:g} ended before the probe's {size:,} outputs were"
+            f" drawn (the mechanism drew {budget.used:,} outputs in {budget.drawing_seconds:.1f}"
+            " s): give a larger max_seconds."
+        ) from None
