@@ -826,6 +826,19 @@ def test_rare_share_zero_tries_no_point_event():
     assert not event.interval.describe().startswith("x = ")
 
 
+def test_a_common_atom_one_side_holds_far_more_often_is_a_point_candidate_that_way_only():
+    from dpfuzz.testers.events import _atoms, _cut_counts
+
+    # ten per cent of each side at its own exact value: 5% of the pooled sample, not rare
+    rng = np.random.default_rng(0)
+    p, q = _with_atom(rng, 200, 1.0, 0.1), _with_atom(rng, 200, 0.0, 0.1)
+    _, below_p, below_q, values = _cut_counts(p, q)
+    forward = _atoms(below_p, below_q, 200, 200, rare_share=0.01, gamma=math.e)
+    backward = _atoms(below_q, below_p, 200, 200, rare_share=0.01, gamma=math.e)
+    assert list(values[forward]) == [1.0] and list(values[backward]) == [0.0]
+    assert len(_atoms(below_p, below_q, 200, 200, rare_share=0.01, gamma=math.inf)) == 0
+
+
 def test_exact_values_both_sides_release_at_a_bounded_ratio_are_no_refutation():
     # Laplace(0, 1) and Laplace(1, 1) clamped to [0, 3]: point masses at 0 and 3 on both sides,
     # their ratio at most e; the claim ε = 1 holds, so no seed may refute (each test at β = 0.05).
@@ -850,7 +863,7 @@ def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate
     rng = np.random.default_rng(3)
     discrete = rng.integers(0, 5, 1_000).astype(float), rng.integers(0, 5, 1_000).astype(float)
     _, below_p, below_q, _ = _cut_counts(*discrete)
-    assert len(_atoms(below_p, below_q, 2_000, rare_share=0.01)) == 0
+    assert len(_atoms(below_p, below_q, 1_000, 1_000, rare_share=0.01, gamma=math.e)) == 0
 
     # a 3-D release whose second coordinate is sometimes exact: the event names that coordinate
     def rows(total):

@@ -256,7 +256,7 @@ def _best_of_cuts(
         )
     )
     atoms, point_scores = (
-        _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share)
+        _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share, gammas[0])
         if rare_share > 0
         else ([], None)
     )
@@ -278,11 +278,11 @@ def _best_of_cuts(
 
 
 def _scored_atoms(
-    below_p, below_q, n_p: int, n_q: int, objective: Objective, rare_share: float
+    below_p, below_q, n_p: int, n_q: int, objective: Objective, rare_share: float, gamma: float
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The rare exact values (`_atoms`) and their objective values, corrected for their number
-    (at least 2: the tails' peeling is for a nested family, not this one)."""
-    atoms = _atoms(below_p, below_q, n_p + n_q, rare_share)
+    """The point-event candidates (`_atoms`) and their objective values, corrected for their
+    number (at least 2: the tails' peeling is for a nested family, not this one)."""
+    atoms = _atoms(below_p, below_q, n_p, n_q, rare_share, gamma)
     if not len(atoms):
         return atoms, None
     return atoms, objective(
@@ -290,13 +290,21 @@ def _scored_atoms(
     )
 
 
-def _atoms(below_p: np.ndarray, below_q: np.ndarray, total: int, rare_share: float) -> np.ndarray:
-    """Indices of the rare exact values: those that repeat in the pooled sample but hold at most
-    `rare_share` of it, when most values do not repeat (a continuous output with a few exact
-    values). None for discrete outputs, whose values all repeat; a common exact value (a clamp
-    that holds a third of the outputs, a code of a mixed output) is an interval the
-    maximum-subarray search finds, and a fitted score's pattern."""
-    pooled = np.diff(below_p) + np.diff(below_q)
-    if 2 * len(pooled) < total:
+def _atoms(
+    below_p: np.ndarray, below_q: np.ndarray, n_p: int, n_q: int, rare_share: float, gamma: float
+) -> np.ndarray:
+    """Indices of the exact values that repeat in the pooled sample, when most values do not (a
+    continuous output with a few exact values), and that are rare (at most `rare_share` of it)
+    or lopsided (a larger share of P's sample than `gamma` times Q's: an atom that moves with
+    the data, present on both sides at different places). None for discrete outputs, whose
+    values all repeat; a common exact value both sides share (a clamp that holds a third of the
+    outputs, a code of a mixed output) is an interval the maximum-subarray search finds, and a
+    fitted score's pattern."""
+    k_p, k_q = np.diff(below_p), np.diff(below_q)
+    pooled = k_p + k_q
+    if 2 * len(pooled) < n_p + n_q:
         return np.empty(0, dtype=int)
-    return np.flatnonzero((pooled >= 2) & (pooled <= rare_share * total))
+    rare = pooled <= rare_share * (n_p + n_q)
+    with np.errstate(invalid="ignore"):  # γ = ∞ times no Q output: not lopsided
+        lopsided = k_p * n_q > gamma * k_q * n_p
+    return np.flatnonzero((pooled >= 2) & (rare | lopsided))

@@ -85,8 +85,9 @@ class HockeyStickTester(Tester):
         descriptions, or None to show the row; audits pass the mechanism's `describe_output`
         to the tester they build. Its `columns`, if it has them, name the coordinates.
     rare_share : an exact output value that repeats in a mostly continuous sample is a candidate
-        point event when it holds at most this share of the pooled sample; 0 tries none
-        (docs/decisions/0016-point-events.md).
+        point event when it holds at most this share of the pooled sample, or when one side's
+        share of it exceeds e^ε times the other's; 0 tries none
+        (docs/decisions/0016-point-events.md, 0034).
     exact_points : point events whose training counts get the exact joint bound, at most (those
         whose counts differ most): more cost a root search each, fewer may rank a true atom
         below a lucky one (docs/decisions/0016-point-events.md).
