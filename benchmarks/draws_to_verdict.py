@@ -1,7 +1,7 @@
 """Draws to a verdict (issue 76): total draws until a bug is refuted, adaptive against sequential
 sampling, beside an oracle that knows the witness pair and the best event.
 
-    python benchmarks/draws_to_verdict.py           # every case, seeds 0-4 (about 10 min)
+    python benchmarks/draws_to_verdict.py           # every case, seeds 0-4 (about 25 min)
     python benchmarks/draws_to_verdict.py --quick   # three cases, seed 0 (CI)
 
 Cases: the catalogue's bugs with (ε, δ) claims, and releases written for this benchmark, each
@@ -16,6 +16,12 @@ per side, one direction, the same β) refutes the claim at the expected counts o
 on the witness pair (event fitted on 10⁵ outputs per side for the size it is certified at, its
 probabilities estimated on 2·10⁵ more). "sequential / oracle" divides the sequential audit's
 total draws by the oracle's per-side n, the issue's measure (goal ≤ 10).
+
+Betting oracle: what anytime validity costs by itself. The same pair and event, its probabilities
+known, one arm betting the growth-optimal fixed λ from the first output (no fit, no search, no
+cap): the median over `BETTING_RUNS` simulated runs of the outputs per side until its wealth
+reaches 1/β. The sequential audit's total draws over twice this (both sides) is what its search,
+probe and fitting cost on top.
 Writes benchmarks/results/draws_to_verdict.md.
 """
 
@@ -34,6 +40,7 @@ from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 BETA = 0.05
 MAX_DRAWS = 2_000_000
+BETTING_RUNS = 400
 COUNTS = Domain(low=0.0, high=1.0, min_size=0, max_size=5, relation="add_remove")
 ADDED = DatasetPair(np.zeros(0), np.array([1.0]))
 
@@ -103,9 +110,10 @@ def refutes(claim: ApproxDP, p: float, q: float, n: int) -> bool:
     return p_lower - math.exp(claim.epsilon) * q_upper > claim.delta
 
 
-def oracle(mechanism, claim, tester_name: str, pair: DatasetPair) -> int | None:
-    """The oracle's outputs per side (None: above 10⁹), best direction of `pair`: the event is
-    fitted for the size it is certified at (three rounds of fit, size, refit)."""
+def oracle(mechanism, claim, tester_name: str, pair: DatasetPair) -> tuple | None:
+    """The oracle's outputs per side and its event's probabilities (p, q), best direction of
+    `pair` (None: above 10⁹): the event is fitted for the size it is certified at (three rounds
+    of fit, size, refit)."""
     rng = np.random.default_rng(12345)
     sides = [mechanism(dataset, 100_000, rng) for dataset in (pair.d0, pair.d1)]
     fresh = [mechanism(dataset, 200_000, rng) for dataset in (pair.d0, pair.d1)]
@@ -117,12 +125,37 @@ def oracle(mechanism, claim, tester_name: str, pair: DatasetPair) -> int | None:
             event = tester.fit(sides[order[0]], sides[order[1]], claim, BETA, rng, eval_size=size)
             p, q = (tester.in_event(event, fresh[side]) / 200_000 for side in order)
             n = smallest_n(claim, p, q)
-            if n is not None and (best is None or n < best):
-                best = n
+            if n is not None and (best is None or n < best[0]):
+                best = (n, p, q)
             if n is None or n == size:
                 break
             size = n
     return best
+
+
+def betting_oracle(claim: ApproxDP, p: float, q: float) -> float:
+    """Median outputs per side a single arm needs to reach 1/β betting the growth-optimal λ on an
+    event of known probabilities p on P and q on Q (Z = 1[x ∈ S] − γ·1[y ∈ S])."""
+    from scipy.optimize import minimize_scalar
+
+    gamma, delta = math.exp(claim.epsilon), claim.delta
+    values = np.array([1.0, -gamma, 1.0 - gamma, 0.0]) - delta
+    chances = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
+    top = (1 - 1e-9) / (gamma + delta)
+    best = minimize_scalar(
+        lambda bet: -chances @ np.log1p(bet * values), bounds=(0.0, top), method="bounded"
+    )
+    steps = np.log1p(best.x * values)
+    if chances @ steps <= 0:
+        return math.inf
+    rng, length = np.random.default_rng(0), 64
+    while True:
+        outcomes = rng.choice(4, size=(BETTING_RUNS, length), p=chances)
+        wealth = np.cumsum(steps[outcomes], axis=1)
+        crossed = wealth >= math.log(1 / BETA)
+        if crossed.any(axis=1).all():
+            return float(np.median(crossed.argmax(axis=1) + 1))
+        length *= 2
 
 
 def smallest_n(claim: ApproxDP, p: float, q: float) -> int | None:
@@ -155,11 +188,16 @@ def row(case: tuple, seeds: range) -> str:
         ]
         draws[sampling] = float(np.median([report.draws for report in reports]))
         refuted[sampling] = sum(report.violated for report in reports)
-    per_side = oracle(mechanism, claim, tester, witness)
+    best = oracle(mechanism, claim, tester, witness)
+    per_side, betting = (best[0], betting_oracle(claim, *best[1:])) if best else (None, None)
     ratio = f"{draws['sequential'] / per_side:,.1f}" if per_side else "—"
+    finite = betting is not None and math.isfinite(betting)
+    over_betting = f"{draws['sequential'] / (2 * betting):,.1f}" if finite else "—"
+    betting_cell = f"{betting:,.0f}" if finite else "—"
     return (
-        f"| {name} | {per_side or '> 10⁹'} | {draws['adaptive']:,.0f} ({refuted['adaptive']}) |"
-        f" {draws['sequential']:,.0f} ({refuted['sequential']}) | {ratio} |"
+        f"| {name} | {per_side or '> 10⁹'} | {betting_cell} |"
+        f" {draws['adaptive']:,.0f} ({refuted['adaptive']}) |"
+        f" {draws['sequential']:,.0f} ({refuted['sequential']}) | {ratio} | {over_betting} |"
         f" {draws['adaptive'] / draws['sequential']:.1f} |"
     )
 
@@ -179,10 +217,11 @@ def main() -> None:
         ),
         "",
         (
-            "| bug | oracle n per side | adaptive draws | sequential draws | sequential / oracle |"
+            "| bug | oracle n per side | betting oracle n per side | adaptive draws |"
+            " sequential draws | sequential / oracle | sequential / (2 × betting oracle) |"
             " adaptive / sequential |"
         ),
-        "|---|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
     ]
     write("draws_to_verdict", lines, args.quick)
