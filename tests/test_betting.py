@@ -133,3 +133,14 @@ def test_a_refutation_and_its_e_value_stand_when_later_wealth_falls():
     certificate.update(0, bets, np.zeros(10, bool), np.ones(10, bool))
     assert certificate.look() and certificate.e_value() < 20 < refuting
     assert certificate.verdict_e_value() == refuting
+
+
+def test_the_grid_runs_past_the_claim_so_a_blatant_bound_is_not_capped_near_it():
+    grid = epsilon_grid(1.0)
+    assert np.all(np.diff(grid) > 0) and grid[32] == 5.0 and grid[-1] > 80
+    # a perfectly separating event bet on 5,000 times: H(ε') falls while 5,000 / (2e^ε') ≳ ln 20
+    certificate = BettingCertificate(1, grid, 0.0, 0.05)
+    bets = certificate.bets(5_000, 0, 5_000)
+    certificate.update(0, bets, np.ones(5_000, bool), np.zeros(5_000, bool))
+    certificate.look()
+    assert 6.0 < certificate.epsilon_lower_bound() < math.log(5_000)

@@ -43,11 +43,14 @@ BET_CAP = 0.5
 LARGEST_LOG_E_VALUE = 700.0
 
 
-def epsilon_grid(epsilon: float, points: int = 33) -> np.ndarray:
+def epsilon_grid(epsilon: float, points: int = 33, tail: int = 24) -> np.ndarray:
     """`points` values ε'_0 = `epsilon` < ε'_1 < …, max(ε, 1/4)/8 apart (the default reaches
-    4·max(ε, 1/4) above ε)."""
+    4·max(ε, 1/4) above ε), then `tail` more, each 1.125 times the one before (the default's
+    last is 84 times the linear part's top): a blatant violation's sharpened bound is not capped
+    near the claim."""
     step = max(epsilon, 0.25) / 8
-    return epsilon + step * np.arange(points)
+    linear = epsilon + step * np.arange(points)
+    return np.concatenate([linear, linear[-1] * 1.125 ** np.arange(1, tail + 1)])
 
 
 class BettingCertificate:
