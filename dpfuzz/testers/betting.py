@@ -100,9 +100,10 @@ class BettingCertificate:
         """Reject each grid point whose mixture wealth now exceeds 1/β (rejections are kept);
         returns whether the claim is refuted."""
         evidence = self.log_evidence()
-        if not self.refuted and evidence[0] > math.log(1 / self.beta):
+        above = evidence > math.log(1 / self.beta)
+        if above[0] and not self.refuted:
             self.refuting_log_evidence = float(evidence[0])
-        self.rejected |= evidence > math.log(1 / self.beta)
+        self.rejected |= above
         return self.refuted
 
     def log_evidence(self) -> np.ndarray:
