@@ -723,11 +723,15 @@ def _execute(
         yield from run_isolated(specs, max(workers, 1), audit_timeout, run_audit)
 
 
-def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> tuple[str, dict, dict | None]:
-    """`run_audit` in its own process, at most `audit_timeout` seconds (a Dask task)."""
+def run_isolated_audit(
+    spec: AuditSpec, audit_timeout: float
+) -> tuple[str, dict, dict | None] | None:
+    """`run_audit` in its own process, at most `audit_timeout` seconds (a Dask task); None,
+    its process killed, once the campaign cancels the task."""
+    from dpfuzz.cluster import task_cancelled
     from dpfuzz.isolation import run_in_subprocess
 
-    return run_in_subprocess(spec, audit_timeout, run_audit)
+    return run_in_subprocess(spec, audit_timeout, run_audit, abandoned=task_cancelled)
 
 
 def _execute_dask(

@@ -38,3 +38,16 @@ def dask_client(address: str, worker_wait: float = WORKER_WAIT) -> Iterator:
                 f" one (dask worker {address}), or run without --scheduler."
             ) from None
         yield client
+
+
+def task_cancelled() -> bool:
+    """Inside a running Dask task: whether its client has cancelled it (Dask cannot stop a
+    running task; the task asks, and stops its own work). Outside a task: False."""
+    try:
+        from distributed import get_worker
+        from distributed.worker import thread_state
+
+        task = get_worker().state.tasks.get(thread_state.key)
+    except (ImportError, ValueError, AttributeError):
+        return False
+    return task is not None and task.state == "cancelled"

@@ -7,18 +7,23 @@ The parent waits on the workers' pipes: a result is passed on; a `SystemExit` or
 signal, out of memory), is a ``crashed`` outcome; an audit that runs past its time limit is a
 ``timed out`` outcome, its worker killed. A dead or killed worker is replaced.
 
-No process outlives the campaign. Each worker leads its own process group, so killing it kills
-what it started (a `per_call` pool); leaving the generator (the last result, an error, Ctrl-C)
-kills every worker, with Ctrl-C and SIGTERM held off until they are gone; and a worker whose
-campaign process died (SIGKILL) notices its end of a pipe closing and kills its group.
+No process outlives the campaign. Each worker leads its own process group and reaps what its
+descendants orphan (`dpfuzz.process_tree`), so killing it kills what it started (a `per_call`
+pool, a process that left the group with `setsid`); leaving the generator (the last result, an
+error, Ctrl-C) kills every worker, with Ctrl-C and SIGTERM held off until they are gone; and a
+worker whose campaign process died (SIGKILL) notices its end of a pipe closing and kills what
+it started.
 
 On Dask (`run_in_subprocess`) the task runs its audit in a child process the same way; a Dask
 worker is daemonic and may not start `multiprocessing` children, so the child is a plain
 subprocess. It ends with its parent, as local workers do: when its stdin (whose other end only
-the Dask worker holds) closes, it removes its job's folder and kills its group.
+the Dask worker holds) closes, it removes its job's folder and kills what it started.
 
-A kill cannot miss: it targets the process and the group it leads (`kill_process_and_group`),
-and every join and wait has a bound.
+What a worker or child prints goes to a file of its supervisor's, whose end each audit's summary
+keeps (`dpfuzz.captured_output`), not to the campaign's log.
+
+A kill cannot miss: it targets the process, the group it leads and its descendants
+(`kill_process_and_group`), and every join and wait has a bound.
 """
 
 from __future__ import annotations
@@ -40,17 +45,29 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dpfuzz.captured_output import CapturedOutput, keep_under_cap, with_output, write_into
+from dpfuzz.process_tree import become_subreaper, kill_process_and_group
+
 if TYPE_CHECKING:
     from dpfuzz.campaign import AuditSpec
 
 
 def _serve(
-    connection, alive, cwd: str, path: list[str], one_thread: bool, run_audit: Callable
+    connection,
+    alive,
+    cwd: str,
+    path: list[str],
+    one_thread: bool,
+    run_audit: Callable,
+    output: str,
 ) -> None:
     """A worker: run the audits sent with `run_audit`, send each result back; stop at None, or
-    kill its process group when `alive` (whose other end only the campaign holds) closes."""
+    kill what it started when `alive` (whose other end only the campaign holds) closes. What
+    it prints goes to the file `output`."""
     if hasattr(os, "setsid"):
         os.setsid()
+    become_subreaper()
+    write_into(output)
     threading.Thread(target=_end_with_campaign, args=(alive,), daemon=True).start()
     os.chdir(cwd)  # a forkserver's child starts where the forkserver did: use the campaign's place
     sys.path[:] = path
@@ -101,9 +118,8 @@ def _end_with_campaign(alive) -> None:
 
 
 def _end_own_group() -> None:
-    """Kill this process and every process in its group (what it started), at once."""
-    if hasattr(os, "killpg"):
-        os.killpg(os.getpgid(0), signal.SIGKILL)
+    """Kill this process and every process it started, at once."""
+    kill_process_and_group(os.getpid())
     os._exit(1)
 
 
@@ -114,24 +130,22 @@ KILL_WAIT = 10.0
 WAIT_SLICE = 60.0
 
 
-def kill_process_and_group(pid: int) -> None:
-    """SIGKILL the process `pid` and the process group it leads. Both: a worker that has not
-    yet called `setsid` leads no group (its group kill finds nothing), and once it has, its
-    children are in its group. A process or group already gone is not an error."""
-    if hasattr(os, "killpg"):
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-    with suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
-
-
 class _Worker:
     def __init__(self, context, one_thread: bool, run_audit: Callable):
         self.connection, child = context.Pipe()
         child_alive, self.alive = context.Pipe(duplex=False)
+        self.output = CapturedOutput()
         self.process = context.Process(
             target=_serve,
-            args=(child, child_alive, os.getcwd(), list(sys.path), one_thread, run_audit),
+            args=(
+                child,
+                child_alive,
+                os.getcwd(),
+                list(sys.path),
+                one_thread,
+                run_audit,
+                self.output.path,
+            ),
         )
         self.process.start()
         child.close()
@@ -143,12 +157,17 @@ class _Worker:
         self.spec, self.started = spec, time.monotonic()
         self.connection.send(spec)
 
+    def with_output(self, result: tuple) -> tuple:
+        """`result` with what the worker printed during its audit."""
+        return with_output(result, *self.output.take())
+
     def kill(self) -> None:
-        """Kill the worker and every process it started (its group), and reap it."""
+        """Kill the worker and every process it started, reap it, and remove its output file."""
         kill_process_and_group(self.process.pid)
         self.process.join(KILL_WAIT)
         self.connection.close()
         self.alive.close()
+        self.output.remove()
 
 
 def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[str, dict, None]:
@@ -213,20 +232,17 @@ def run_isolated(
                     except (EOFError, OSError):
                         worker.process.join(5)
                         code = worker.process.exitcode
-                        result = _died(worker.spec, code, seconds)
-                        worker.kill()
-                        pool.remove(worker)
-                    else:
-                        worker.spec = None
-                        if not goes_on:
-                            worker.kill()
-                            pool.remove(worker)
-                    yield result
+                        result, goes_on = _died(worker.spec, code, seconds), False
+                    worker.spec = None
                 elif seconds >= audit_timeout:
-                    spec = worker.spec
+                    result, goes_on = _timed_out(worker.spec, audit_timeout, seconds), False
+                else:
+                    continue
+                result = worker.with_output(result)
+                if not goes_on:
                     worker.kill()
                     pool.remove(worker)
-                    yield _timed_out(spec, audit_timeout, seconds)
+                yield result
     finally:
         with _signals_held():
             for worker in pool:
@@ -253,30 +269,63 @@ def _signals_held():
             signal.raise_signal(received[0])
 
 
-def run_in_subprocess(spec: AuditSpec, audit_timeout: float, run_audit: Callable) -> tuple:
+def run_in_subprocess(
+    spec: AuditSpec,
+    audit_timeout: float,
+    run_audit: Callable,
+    abandoned: Callable[[], bool] = lambda: False,
+) -> tuple | None:
     """`run_audit(spec)` in a child Python process, at most `audit_timeout` seconds; its result,
-    or a ``crashed`` / ``timed out`` outcome. The child and what it starts are killed on return."""
+    or a ``crashed`` / ``timed out`` outcome; None once `abandoned()` (asked every
+    `ABANDON_CHECK` seconds) says nobody waits for it. The child and what it starts are killed on
+    return."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="dpfuzz-audit-") as folder:
         job, answer = Path(folder, "job.pickle"), Path(folder, "result.pickle")
         job.write_bytes(pickle.dumps((os.getcwd(), list(sys.path), run_audit, spec, str(answer))))
+        output = CapturedOutput(folder)
         # the child's stdin stays open while this process lives: its end is the child's signal
-        child = subprocess.Popen(
-            [sys.executable, "-m", "dpfuzz.isolation", str(job)],
-            start_new_session=hasattr(os, "setsid"),
-            stdin=subprocess.PIPE,
-        )
+        with open(output.path, "ab") as printed:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "dpfuzz.isolation", str(job)],
+                start_new_session=hasattr(os, "setsid"),
+                stdin=subprocess.PIPE,
+                stdout=printed,
+                stderr=printed,
+            )
         try:
-            code = child.wait(audit_timeout)
-        except subprocess.TimeoutExpired:
-            return _timed_out(spec, audit_timeout, time.monotonic() - started)
+            ending, code = _wait_for_child(child, started + audit_timeout, abandoned)
         finally:
             kill_process_and_group(child.pid)
             child.wait(KILL_WAIT)
             child.stdin.close()
-        if answer.exists():
-            return pickle.loads(answer.read_bytes())
-        return _died(spec, code, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        if ending == "abandoned":
+            return None
+        if ending == "timed out":
+            result = _timed_out(spec, audit_timeout, seconds)
+        elif answer.exists():
+            result = pickle.loads(answer.read_bytes())
+        else:
+            result = _died(spec, code, seconds)
+        return with_output(result, *output.take())
+
+
+ABANDON_CHECK = 1.0  # seconds between a Dask task's checks that its client still waits for it
+
+
+def _wait_for_child(
+    child: subprocess.Popen, ends: float, abandoned: Callable[[], bool]
+) -> tuple[str, int | None]:
+    """("ended", its exit code) once the child ends; ("abandoned", None) once `abandoned()`;
+    ("timed out", None) at `ends` (monotonic seconds)."""
+    while (left := ends - time.monotonic()) > 0:
+        try:
+            return "ended", child.wait(min(left, ABANDON_CHECK))
+        except subprocess.TimeoutExpired:
+            if abandoned():
+                return "abandoned", None
+    return "timed out", None
 
 
 def _end_with_parent(folder: Path) -> None:
@@ -291,6 +340,8 @@ def _end_with_parent(folder: Path) -> None:
 def _child(job: str) -> None:
     """The child of `run_in_subprocess`: run the job's audit, write its result beside the job;
     it ends with its parent."""
+    become_subreaper()
+    keep_under_cap()
     threading.Thread(target=_end_with_parent, args=(Path(job).parent,), daemon=True).start()
     cwd, path, run_audit, spec, answer = pickle.loads(Path(job).read_bytes())
     os.chdir(cwd)

@@ -95,7 +95,7 @@ def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(
 
 
 def test_a_worker_killed_before_it_leads_a_group_is_killed_and_reaped():
-    from dpfuzz.isolation import kill_process_and_group
+    from dpfuzz.process_tree import kill_process_and_group
 
     # a process in this test's group: a group kill of its pid finds no group, the kill finds it
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive, stored_outcomes
+from processes import alive, stored_outcomes, wait_for
 
 from dpfuzz.campaign import load_config, run_campaign
 from dpfuzz.errors import ConfigError
@@ -50,6 +50,24 @@ def interrupts(dataset, num_samples, rng):
 
 def hangs(dataset, num_samples, rng):
     time.sleep(600)
+
+def hangs_marked(dataset, num_samples, rng):
+    Path(f"pid-{os.getpid()}").touch()
+    time.sleep(600)
+
+def chatty(dataset, num_samples, rng):
+    print("x" * 1_000_000, flush=True)
+    print("last words", flush=True)
+    os._exit(3)
+
+def escapes(dataset, num_samples, rng):
+    if not list(Path(".").glob("pid-*")):  # a process of its own session, outside the group
+        import subprocess, sys
+        escaper = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True
+        )
+        Path(f"pid-{escaper.pid}").touch()
+    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
 """
 
 
@@ -178,6 +196,47 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
     assert _gone(_stuck_pids(workdir))
 
 
+def test_a_process_a_mechanism_starts_in_a_session_of_its_own_ends_with_the_campaign(workdir):
+    config = workdir / "campaign.toml"
+    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("escapes"))
+    command = [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        str(config),
+        "--results",
+        str(workdir / "results"),
+        "--no-report",
+    ]
+    with open(workdir / "stderr.txt", "w") as stderr:  # a pipe would be held by the escaper
+        code = subprocess.run(command, cwd=workdir, stderr=stderr, timeout=120).returncode
+    assert code == 0, (workdir / "stderr.txt").read_text()
+    assert _stuck_pids(workdir) and _gone(_stuck_pids(workdir))
+
+
+def test_what_a_mechanism_prints_is_kept_with_its_audit_not_in_the_campaigns_log(workdir):
+    config = workdir / "campaign.toml"
+    config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("chatty"))
+    command = [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        str(config),
+        "--results",
+        str(workdir / "results"),
+        "--no-report",
+    ]
+    finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 1 and len(finished.stdout) + len(finished.stderr) < 5000
+    (summary,) = ResultsStore(workdir / "results" / "results.db").summaries(1)
+    assert summary["outcome"] == "crashed" and summary["output_bytes"] > 1_000_000
+    assert summary["output"].endswith("last words\n") and "last words" in finished.stdout
+
+
 def test_a_second_resume_of_a_running_run_is_refused(workdir):
     process, database = _start_stuck_campaign(workdir)
     command = [
@@ -226,6 +285,27 @@ def test_dask_runs_each_audit_isolated_and_bounded(workdir):
         "laplace_sum": "not refuted",
     }
     assert seconds < 30 + 60  # the hang ended at its audit_timeout, not the test's guard
+
+
+def test_a_cancelled_dask_task_kills_its_audit_at_once_not_at_its_timeout(workdir):
+    distributed = pytest.importorskip("dask.distributed")
+    from dpfuzz.campaign import run_isolated_audit
+    from dpfuzz.cluster import task_cancelled
+
+    assert not task_cancelled()  # outside a task
+    config = workdir / "campaign.toml"
+    config.write_text(_target("hangs_marked"))
+    (spec,) = load_config(config).audits()
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        future = client.submit(run_isolated_audit, spec, 600, pure=False)
+        wait_for(lambda: _stuck_pids(workdir), 120, "the audit's process")
+        future.cancel()
+        assert _gone(_stuck_pids(workdir), within=60)  # its audit_timeout is 600 s
 
 
 def test_a_dask_scheduler_without_workers_is_an_error_not_a_wait(workdir):
