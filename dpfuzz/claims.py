@@ -64,7 +64,7 @@ class ApproxDP(Claim):
         if not 0.0 <= delta < 1.0:
             raise InvalidArgument(f"delta must satisfy 0 <= delta < 1, got {self.delta!r}.")
         object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "delta", delta + 0.0)  # -0.0 is 0.0
 
     @property
     def hockey_stick_order(self) -> float:

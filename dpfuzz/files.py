@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import stat
 import tempfile
@@ -16,12 +17,32 @@ def write_atomically(path: str | Path, text: str) -> None:
     is followed (the file it names is replaced, the link kept); a path that holds anything but
     a regular file (a device, a folder, a pipe) is refused, never replaced."""
     path = _target(Path(path), "a report")
+    _remove_stale_parts(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         temporary.write_text(text)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _remove_stale_parts(path: Path) -> None:
+    """Remove the temporary files of earlier writes to `path` whose process is gone (killed
+    mid-write)."""
+    for part in path.parent.glob(f".{glob.escape(path.name)}.*.part"):
+        pid = part.name[len(path.name) + 2 : -len(".part")]
+        if pid.isdigit() and not _running(int(pid)):
+            part.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def check_writable_file(path: str | Path, what: str) -> Path:

@@ -58,3 +58,9 @@ def test_huge_profile_claims_have_a_finite_profile_no_audit_can_refute(claim):
         math.isfinite(epsilon) and epsilon <= 700 and 0 <= delta <= 1 for epsilon, delta in points
     )
     assert HockeyStickTester().max_certifiable(claim, 10**9, 0.05) <= 0
+
+
+def test_a_negative_zero_is_zero_in_every_claim():
+    assert PureDP(-0.0).describe() == "0-DP"
+    assert ApproxDP(-0.0, -0.0).describe() == "(0, 0)-DP"
+    assert RenyiDP(2.0, -0.0).describe() == "(2, 0)-RDP"

@@ -178,6 +178,7 @@ def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
         (["audit", "DPLaplaceMean", "--param", "epsilom=1"], "Did you mean 'epsilon'"),
         (["audit", "DPLaplaceMean", "--relation", "linf", "--distance", "2"], "distance must be 1"),
         (["audit", "DPLaplaceMean", "--max-seconds", "1e308"], "max_seconds (--max-seconds) must"),
+        (["campaign", "run", "--retry-failed"], "--retry-failed runs a stored run's failed audits"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
