@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.process_tree import running
 
 
 def write_atomically(path: str | Path, text: str) -> None:
@@ -31,18 +32,8 @@ def _remove_stale_parts(path: Path) -> None:
     mid-write)."""
     for part in path.parent.glob(f".{glob.escape(path.name)}.*.part"):
         pid = part.name[len(path.name) + 2 : -len(".part")]
-        if pid.isdigit() and not _running(int(pid)):
+        if pid.isdigit() and not running(int(pid)):
             part.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def check_writable_file(path: str | Path, what: str) -> Path:

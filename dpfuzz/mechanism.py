@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import multiprocessing
+import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ import numpy as np
 from dpfuzz.datasets import format_dataset
 from dpfuzz.errors import InvalidArgument, MechanismError, MechanismTooSlow
 from dpfuzz.memory import empty_array
+from dpfuzz.process_tree import end_with
 from dpfuzz.validation import check_choice, check_int
 
 
@@ -118,7 +120,12 @@ class PerCallMechanism:
             )
         if self._pool is None:
             context = multiprocessing.get_context(self.start_method)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=context,
+                initializer=end_with,
+                initargs=(os.getpid(),),
+            )
         try:
             chunks = list(
                 self._pool.map(

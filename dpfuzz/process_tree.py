@@ -13,6 +13,8 @@ import ctypes
 import os
 import signal
 import sys
+import threading
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -24,6 +26,35 @@ def become_subreaper() -> None:
     if sys.platform.startswith("linux"):
         with suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` runs: it exists and is not a zombie (dead, not yet reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    with suppress(OSError, IndexError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
+    return True
+
+
+PARENT_CHECK = 1.0  # seconds between a pool worker's checks that its pool's owner runs
+
+
+def end_with(pid: int) -> None:
+    """In a worker of a process pool: end this process once process `pid` (the pool's owner)
+    no longer runs, so a pool whose owner was killed, or left without shutting it down, leaves
+    no process behind. Starts a daemon thread."""
+    threading.Thread(target=_end_after, args=(pid,), daemon=True).start()
+
+
+def _end_after(pid: int) -> None:
+    while running(pid):
+        time.sleep(PARENT_CHECK)
+    os._exit(0)
 
 
 def children(pid: int) -> list[int]:

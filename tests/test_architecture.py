@@ -91,6 +91,7 @@ FLOORS = {
         "errors",
         "validation",
         "memory",
+        "process_tree",
         "files",
         "claims",
         "datasets",

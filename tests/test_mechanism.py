@@ -1,8 +1,11 @@
 import multiprocessing
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from processes import alive, wait_for
 
 from dpfuzz import InvalidArgument, MechanismError, per_call
 from dpfuzz.mechanism import CHUNK_VALUES, FIRST_ROWS, draw_samples
@@ -217,3 +220,35 @@ def test_large_arrays_written_once_skip_numpys_huge_page_advice_and_restore_it()
         )
     finally:
         _set_madvise_hugepage(before)
+
+
+# A script whose per_call pool draws each worker's pid, then ends without shutting the pool down
+# (as a killed process, or `os._exit`, does).
+OWNER_GONE = """
+import os
+import numpy as np
+from dpfuzz import per_call
+
+def pid(dataset, rng):
+    return os.getpid()
+
+if __name__ == "__main__":
+    pool = per_call(pid, workers=2)
+    print(*sorted(set(pool(np.zeros(1), 64, np.random.default_rng(0)).astype(int))), flush=True)
+    os._exit(0)
+"""
+
+
+def test_per_call_workers_end_when_their_owner_ends_without_shutting_them_down(tmp_path):
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER_GONE)
+    owner = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    workers = [int(pid) for pid in owner.stdout.split()]
+    assert owner.returncode == 0 and workers, owner.stderr
+    wait_for(lambda: not any(alive(pid) for pid in workers), 30, "the pool's workers to end")
