@@ -27,6 +27,7 @@ def test_noisy_sum_is_one_dp(dp_audit):
 
 
 @pytest.mark.dpfuzz(trials=10, samples=50_000)  # per-test overrides
+@pytest.mark.slow
 def test_catalogue_histogram_is_private(dp_audit):
     item = entry("NoisyHistogram")
     dp_audit(item(), item.claim(), item.domain())
@@ -44,5 +45,6 @@ def test_catalogue_bug_is_caught(dp_audit):
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(pair=strategies.neighbouring_pairs(DOMAIN))
+@pytest.mark.slow
 def test_noisy_sum_on_hypothesis_pairs(dp_audit, pair):
     dp_audit.pair(noisy_sum, PureDP(epsilon=1.0), DOMAIN, pair)

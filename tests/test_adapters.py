@@ -64,6 +64,7 @@ def test_opendp_claims_and_conventions_are_read_from_the_library(dp):
         opendp_target(unbounded >> dp.m.then_laplace(scale=1.0))
 
 
+@pytest.mark.slow
 def test_opendp_documented_forms_are_audited_on_their_own_conventions(dp):
     # OpenDP's user guide builds releases three more ways: on a sized domain (only substitution
     # neighbours: map(1) is ~1e-14, map(2) the claim), clamping inside the pipeline (the bounds
@@ -110,6 +111,7 @@ def test_opendp_documented_forms_are_audited_on_their_own_conventions(dp):
         assert report.verdict is not Verdict.VIOLATED, target.convention
 
 
+@pytest.mark.slow
 def test_a_correct_opendp_release_is_not_flagged_through_both_paths(dp):
     from dpfuzz.adapters.opendp import opendp_target
 
@@ -183,6 +185,7 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
     assert report.violated and "not its own" in misused.convention
 
 
+@pytest.mark.slow
 def test_diffprivlib_laplace_is_refuted_in_float_arithmetic_only(diffprivlib):
     from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism
 
@@ -192,6 +195,7 @@ def test_diffprivlib_laplace_is_refuted_in_float_arithmetic_only(diffprivlib):
     assert floating.violated and floating.verification.tester == "float_bits"
 
 
+@pytest.mark.slow
 def test_diffprivlib_sum_keeps_n_public_and_is_refuted_under_add_remove(diffprivlib):
     from dpfuzz import DatasetPair
     from dpfuzz.adapters.diffprivlib import diffprivlib_tool
@@ -248,6 +252,7 @@ def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch
     assert "- skipped: absent: no_such_dp_library is not installed: pip install" in page
 
 
+@pytest.mark.slow
 def test_library_releases_resolve_from_the_command_line(dp, capsys):
     from dpfuzz.cli import main
 
@@ -303,6 +308,7 @@ def test_pydp_claims_and_units_are_read_from_the_library(pydp):
     assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
 
 
+@pytest.mark.slow
 def test_a_correct_pydp_release_is_not_flagged_and_a_misused_mechanism_is(pydp):
     # python-dp's generator cannot be seeded, so these audits draw differently on every run:
     # β = 10⁻³ bounds the chance that the correct release is flagged on some run by 0.1%, and
@@ -347,6 +353,7 @@ def small_model():
     return model
 
 
+@pytest.mark.slow
 def test_opacus_claim_comes_from_its_accountant_and_the_convention_is_enforced(opacus):
     from dpfuzz import Domain
     from dpfuzz.adapters.opacus import opacus_claim, opacus_dpsgd
@@ -382,6 +389,7 @@ def test_opacus_claim_comes_from_its_accountant_and_the_convention_is_enforced(o
         )
 
 
+@pytest.mark.slow
 def test_opacus_fast_path_draws_what_a_training_run_draws(opacus):
     # The fast path (clip once, Opacus' noise for a whole batch) against one real DPOptimizer
     # step per draw, seeded: a Kolmogorov–Smirnov test per parameter at level 10⁻³ (Bonferroni
@@ -403,6 +411,7 @@ def test_opacus_fast_path_draws_what_a_training_run_draws(opacus):
     assert per_call.std(axis=0) == pytest.approx([0.025] * 3, rel=0.1)
 
 
+@pytest.mark.slow
 def test_opacus_step_is_not_flagged_and_half_its_noise_is_refuted(opacus):
     from dpfuzz.adapters.standard import opacus_step
 
@@ -472,6 +481,7 @@ def test_pipelinedp_claims_come_from_its_accountant_and_outputs_are_keyed(pipeli
         pipelinedp_aggregate(("MEDIAN",))
 
 
+@pytest.mark.slow
 def test_pipelinedp_public_partitions_read_from_the_data_are_refuted_and_given_ones_are_not(
     pipeline_dp,
 ):
@@ -492,6 +502,7 @@ def test_pydp_percentile_reads_its_unset_unit_as_one_record(pydp):
     assert outputs.shape == (5,) and np.all((outputs >= -1.0) & (outputs <= 1.0))
 
 
+@pytest.mark.slow
 def test_pydp_partition_selection_holds_and_counting_rows_is_refuted(pydp):
     from dpfuzz.adapters.pydp import pydp_partition_selection
 
@@ -507,6 +518,7 @@ def test_pydp_partition_selection_holds_and_counting_rows_is_refuted(pydp):
         pydp_partition_selection("thresholded")
 
 
+@pytest.mark.slow
 def test_diffprivlib_models_release_their_parameters_under_the_convention_of_their_source(
     diffprivlib,
 ):
@@ -553,6 +565,7 @@ def test_diffprivlib_gaussian_nb_leaks_which_classes_its_data_holds(diffprivlib,
     assert len(labels) == 2  # the two datasets hold different classes
 
 
+@pytest.mark.slow
 def test_diffprivlib_logistic_regression_leaks_its_classes_and_its_single_class_error(
     diffprivlib, clock
 ):
@@ -575,6 +588,7 @@ def test_diffprivlib_logistic_regression_leaks_its_classes_and_its_single_class_
     assert report.violated
 
 
+@pytest.mark.slow
 def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
     # Exact (findings/forest_exact.py): with 4 trees, adding a record to the two fixed ones moves
     # one of them to another tree; the event "tree 1 says 0, tree 2 says 1" at their point has
@@ -625,6 +639,7 @@ def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_a
     ).violated
 
 
+@pytest.mark.slow
 def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
     pytest.importorskip("polars")
     from dpfuzz import DatasetPair, Verdict

@@ -17,6 +17,7 @@ def textbook_laplace(
     return dataset.sum() + rng.laplace(0.0, 1.0, num_samples)
 
 
+@pytest.mark.slow
 def test_float_arithmetic_refutes_textbook_laplace_that_real_arithmetic_accepts():
     domain = Domain(max_size=3)
     real = audit(textbook_laplace, PureDP(1.0), domain, seed=0)

@@ -36,6 +36,7 @@ def noisy_sum(dataset, num_samples, rng):
     return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
 
 
+@pytest.mark.slow
 def test_the_documented_example_runs():
     domain = Domain(low=0.0, high=1.0, min_size=0, max_size=10, relation="add_remove")
     report = audit(noisy_sum, PureDP(epsilon=1.0), domain, seed=0)
@@ -93,6 +94,7 @@ def test_reports_name_output_patterns_in_the_mechanisms_words():
 
 
 @pytest.mark.parametrize("name", BUGS)
+@pytest.mark.slow
 def test_bugs_are_refuted_on_their_witness_pairs(name):
     # On the witness the violation has H_{e^1} ≈ 0.019 (NonDPLaplaceMean2, the weaker bug);
     # 500,000 samples per side make the held-out confidence width ≈ 0.006, so every seed refutes.
@@ -111,6 +113,7 @@ def test_bugs_are_refuted_on_their_witness_pairs(name):
 
 
 @pytest.mark.parametrize("name", BUGS)
+@pytest.mark.slow
 def test_bugs_are_found_by_the_random_finder_at_default_settings(name):
     item = entry(name)
     for seed in range(5):
@@ -136,6 +139,7 @@ def test_grid_finder_and_vector_outputs():
     assert "score" in report.verification.event or report.verification.event.startswith("output[")
 
 
+@pytest.mark.slow
 def test_renyi_claims_are_refuted_through_a_binary_event():
     # Gaussian noise with σ = 1 on a sensitivity-1 sum has R_2 = 1 exactly; claiming 0.1 is false.
     def gaussian_sum(dataset, num_samples, rng):
@@ -241,6 +245,7 @@ def test_mechanism_failures_name_the_dataset():
         audit(mean, PureDP(1.0), Domain(min_size=0, max_size=3), trials=4, samples=1_000, seed=0)
 
 
+@pytest.mark.slow
 def test_per_call_mechanisms_can_be_audited():
     mechanism = per_call(lambda dataset, rng: dataset.sum() + rng.laplace(0.0, 0.5))  # truly 2-DP
     report = audit(mechanism, PureDP(0.5), Domain(), trials=2, samples=20_000, seed=0)
@@ -284,6 +289,7 @@ def test_an_audit_with_the_uniform_histogram_bound_certifies_with_it():
 
 # -- issue 14: adaptive audits
 # -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_adaptive_audits_of_blatant_bugs_stop_early_and_fixed_audits_draw_everything():
     item = entry("NonDPLaplaceMean1")
     adaptive = audit(item(), item.claim(), item.domain(), seed=0)
@@ -343,6 +349,7 @@ def test_max_draws_caps_the_audit_and_is_reproducible():
     assert reports[0].reproducible and not reports[0].violated
 
 
+@pytest.mark.slow
 def test_max_seconds_is_reported_as_not_reproducible():
     report = audit(noisy_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_seconds=30)
     assert not report.reproducible and any("max_seconds" in note for note in report.notes)
@@ -440,6 +447,7 @@ def test_a_clean_audit_states_what_it_could_have_detected():
     )
 
 
+@pytest.mark.slow
 def test_a_clean_audit_verifies_the_event_with_the_largest_certifiable_epsilon():
     # Audits rank events by the ε bound they would certify (objective="epsilon", the default) and
     # certify them per side. Ranked by the H_{e^ε} bound instead, a correct mechanism's audit
@@ -457,6 +465,7 @@ def test_a_clean_audit_verifies_the_event_with_the_largest_certifiable_epsilon()
     assert default.power["epsilon"] < 1.15 < by_divergence.power["epsilon"]
 
 
+@pytest.mark.slow
 def test_a_mechanism_ignoring_the_rng_is_flagged_as_not_bit_reproducible():
     unseeded = np.random.default_rng()
 
@@ -632,6 +641,7 @@ def clamped_mean(
     return np.clip(dataset.mean() + rng.laplace(0.0, 1.0 / len(dataset), num_samples), 0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_the_verification_certifies_the_pair_in_both_directions():
     # [0] / [0, 1] is 1-DP in this orientation (the privacy loss of D0 over D1 is at most exactly
     # 1, at the clamped 0) and 1.19-DP in the other (near 0.5). Verified as given, one direction
@@ -749,6 +759,7 @@ def test_an_audit_whose_event_could_not_refute_is_inconclusive_not_passed(clock)
         assert not powerless or "no outcome on the certified event" in report.inconclusive
 
 
+@pytest.mark.slow
 def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so(clock):
     # 2 ms per output: the default budget's 3·10^6 draws would take 100 min, so the audit takes
     # `slow_max_seconds` (here 2) and its report says why and that it is not reproducible.
@@ -772,6 +783,7 @@ def test_a_slow_release_given_no_budget_is_limited_in_time_and_says_so(clock):
     assert fast.reproducible and not any("slow_max_seconds" in note for note in fast.notes)
 
 
+@pytest.mark.slow
 def test_call_timeout_ends_the_audit_at_a_call_that_takes_too_long_and_names_it():
     # A per-call function that stalls on datasets with a positive sum: each of its calls is timed,
     # and the first too slow names the dataset and the setting; a vectorised mechanism's likewise.

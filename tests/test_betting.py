@@ -43,6 +43,7 @@ def alarm_ceiling(beta: float) -> int:
         (0.1, 0.0, 0.45),
     ],
 )
+@pytest.mark.slow
 def test_claims_that_hold_with_equality_are_rejected_at_most_beta_of_the_time(epsilon, delta, q):
     p = delta + math.exp(epsilon) * q
     rejected = sum(race_bernoulli(p, q, epsilon, delta, 0.05, seed).refuted for seed in range(RUNS))
@@ -69,6 +70,7 @@ def test_a_blatant_violation_is_refuted_within_a_few_hundred_outputs():
     assert np.median(outputs) <= 200 and max(outputs) < 2048
 
 
+@pytest.mark.slow
 def test_the_mixture_over_arms_keeps_its_level_when_every_arm_bets():
     rng = np.random.default_rng(0)
     p, q, arms = math.e / (1 + math.e), 1 / (1 + math.e), 8

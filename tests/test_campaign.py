@@ -145,6 +145,7 @@ def test_settings_written_in_a_table_are_pointed_to_the_top_level(workdir, capsy
     assert "each target is a [[target]] table" in error and "Did you mean" not in error
 
 
+@pytest.mark.slow
 def test_small_campaign_end_to_end_and_report_exit_status(workdir, capsys):
     path = _config(workdir, SMALL)
     results = workdir / "results"
@@ -203,6 +204,7 @@ def test_targets_that_differ_only_in_claim_params_or_domain_are_all_stored(workd
         load_config(path)
 
 
+@pytest.mark.slow
 def test_a_refutation_without_a_declared_truth_fails_the_report(workdir, capsys):
     # Issue 13, bug 2: a user's target (no truth) that is refuted showed "refuted" and exit 0.
     path = _config(
@@ -282,6 +284,7 @@ def test_compare_lists_verdict_changes_not_bounds_that_moved():
     assert [(change["before"], change["after"]) for change in compare([gone], [])] == [(gone, None)]
 
 
+@pytest.mark.slow
 def test_compare_says_when_nothing_changed(workdir):
     store = ResultsStore(workdir / "results.db")
     config = load_config(_config(workdir, SMALL))
@@ -291,6 +294,7 @@ def test_compare_says_when_nothing_changed(workdir):
     assert "No changes" in paths[0].read_text() and "No changes" in paths[1].read_text()
 
 
+@pytest.mark.slow
 def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
     results, command = _slow_campaign(workdir)
     process = subprocess.Popen(
@@ -319,6 +323,7 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(workdir):
     assert "run 1 finished: 8 not refuted (" in resumed.stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(workdir):
     results, command = _slow_campaign(workdir)
     # A shell without job control starts background jobs with SIGINT ignored, and Python keeps an
@@ -380,6 +385,7 @@ def _finished_rows(database: Path) -> list:
         return []
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results_as_local_workers(workdir):
     distributed = pytest.importorskip("dask.distributed")
     path = _config(workdir, SMALL)
@@ -407,6 +413,7 @@ def _chromium() -> str | None:
     )
 
 
+@pytest.mark.slow
 def test_html_report_renders_in_a_headless_browser(workdir):
     browser = _chromium()
     if browser is None:
@@ -511,6 +518,7 @@ def test_the_epsilon_plot_names_a_missed_bug_before_the_correct_audits_it_would_
     plt.close(figure)
 
 
+@pytest.mark.slow
 def test_a_results_database_never_runs_code_no_config_names(workdir, capsys):
     # A stored run that names user code resumes only with a config the user gives: an edited
     # database cannot make a resume import anything.
@@ -536,6 +544,7 @@ def test_a_results_database_never_runs_code_no_config_names(workdir, capsys):
     )
 
 
+@pytest.mark.slow
 def test_inconclusive_audits_fail_the_run_unless_the_config_allows_them(workdir):
     # (1, 1e-6) needs ~27 million outputs per side to test its δ: inconclusive at this budget
     text = (
@@ -683,6 +692,7 @@ def test_a_long_target_name_gets_a_short_unique_file_name():
     assert len(first) <= 120 and first != second
 
 
+@pytest.mark.slow
 def test_an_audit_that_exits_crashes_or_hangs_is_stored_and_the_campaign_goes_on(workdir, capsys):
     targets = "".join(
         f'[[target]]\nmechanism = "user_mechanisms:{name}"\nclaim = {{ type = "PureDP", epsilon ='

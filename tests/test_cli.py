@@ -54,6 +54,7 @@ def test_correct_entry_with_overridden_domain(capsys):
     assert status == 0 and "not refuted" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_audit_a_users_factory_and_mechanism(tmp_path, monkeypatch, capsys):
     (tmp_path / "my_mechanisms.py").write_text(
         "def make(epsilon):\n"
@@ -250,6 +251,7 @@ def test_users_factory_parameters_are_checked(tmp_path, monkeypatch, capsys):
     assert main(["audit", "factories:make", "--epsilon", "1", "--param", "bins=3", *FAST]) == 0
 
 
+@pytest.mark.slow
 def test_per_call_mechanisms_are_targets(tmp_path, monkeypatch, capsys):
     # Issue 13: a per_call wrapper was called as a factory with no arguments.
     (tmp_path / "one_draw.py").write_text(
@@ -352,6 +354,7 @@ def test_catalog_table_and_json(capsys):
     assert names == {"PoissonSubsampledGaussian", "GroupSubsampledGaussian"}
 
 
+@pytest.mark.slow
 def test_console_script_is_installed():
     executable = shutil.which("dpfuzz") or pytest.skip("dpfuzz console script not on PATH")
     result = subprocess.run(

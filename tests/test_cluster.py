@@ -41,6 +41,7 @@ def client():
             yield client
 
 
+@pytest.mark.slow
 def test_an_estimate_on_a_cluster_certifies_the_in_process_bound(client):
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     here = estimate_epsilon(laplace_sum, pair, max_draws=3_000_000, seed=4)
@@ -61,6 +62,7 @@ def test_an_estimate_on_a_cluster_certifies_the_in_process_bound(client):
     ],
     ids=["violated", "per_call", "vector"],
 )
+@pytest.mark.slow
 def test_an_audit_on_a_cluster_gives_the_in_process_report(client, mechanism, claim):
     # no clock: reproducible
     settings = dict(budget="quick", seed=2, samples=5_000, verify_samples=40_000, max_draws=400_000)

@@ -68,6 +68,7 @@ def sentences(text: str) -> list[str]:
 
 @pytest.mark.real_clock  # users' examples, some of whose releases sleep
 @pytest.mark.parametrize("page", RUN)
+@pytest.mark.slow
 def test_every_python_example_runs(page, tmp_path, monkeypatch):
     blocks = python_blocks((ROOT / page).read_text())
     assert blocks, f"{page} has no Python example"
@@ -98,6 +99,7 @@ def test_every_config_and_shell_block_parses(page):
             assert checked.returncode == 0, f"{page}: {checked.stderr}\n{body}"
 
 
+@pytest.mark.slow
 def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     # The libraries' releases are called one at a time: at their own budgets these examples take
     # minutes, so each `LibraryTarget.audit` runs at the quick budget, 10 s at most, here (the

@@ -44,6 +44,7 @@ def test_a_batch_that_raises_is_redrawn_one_call_at_a_time(rng):
     assert np.all(refused[:, 2] == error_code("ValueError")) and calls == [4, 4]
 
 
+@pytest.mark.slow
 def test_without_the_option_an_exception_ends_the_audit_and_with_it_refutes_the_claim():
     domain = Domain(low=0.0, high=2.0, max_size=2)
     with pytest.raises(MechanismError, match="ValueError.*errors='outcome'"):

@@ -29,6 +29,7 @@ def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on 
     return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
 
 
+@pytest.mark.slow
 def test_the_estimate_on_an_exact_laplace_pair_is_below_and_close_to_the_truth():
     # The witness event x > t has privacy loss exactly 1 for t ≥ 1. With 1.2·10^6 verification
     # outputs per side, P(x > 1) ≈ 0.18 and Q ≈ 0.068, the log odds ratio has a standard error of
@@ -42,6 +43,7 @@ def test_the_estimate_on_an_exact_laplace_pair_is_below_and_close_to_the_truth()
     assert estimate.draws <= 4_000_000 and "x" in estimate.event
 
 
+@pytest.mark.slow
 def test_randomized_response_estimates_exceed_the_true_epsilon_in_at_most_beta_of_seeds():
     # A valid 95% lower bound exceeds the true ε = 1 with probability ≤ 0.05: over 100 seeds more
     # than 12 exceedances has probability ≈ 0.002 under a valid bound (Binomial(100, 0.05)).
@@ -142,6 +144,7 @@ def test_one_pair_is_oriented_and_its_event_chosen_in_one_fit():
     )
 
 
+@pytest.mark.slow
 def test_a_domain_is_searched_and_a_delta_is_honoured():
     estimate = estimate_epsilon(
         laplace_sum, Domain(max_size=3), delta=1e-3, seed=0, max_draws=1_000_000
@@ -254,6 +257,7 @@ def test_the_estimate_command(tmp_path, capsys):
     assert main(["estimate", "dpfuzz.catalogue.means:dp_laplace_mean", "--witness"]) == 2
 
 
+@pytest.mark.slow
 def test_a_time_budget_plans_the_draws_and_reports_one_reproducible_estimate(clock):
     # The estimate under max_seconds is one ordinary estimate whose draws the clock chose (its
     # final certification cut at the deadline at worst), so it stays a valid bound. One that the
@@ -545,6 +549,7 @@ def test_one_pair_fits_its_event_on_40_percent_up_to_3e6_per_side_then_on_5_perc
     assert fit_samples(1_000_000_000, scalar=True) == 10_000_000
 
 
+@pytest.mark.slow
 def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
     # The audit's probe shows the outputs' shape before the fit is drawn: a scalar mechanism's
     # estimate fits on fit_samples(..., scalar=True) and certifies on the rest of the same draws.
@@ -571,6 +576,7 @@ def test_one_pair_of_scalar_outputs_is_certified_on_what_a_smaller_fit_leaves():
     assert scalar.draws <= 6_000_000 and vector.draws <= 6_000_000
 
 
+@pytest.mark.slow
 def test_an_estimate_whose_fitting_outputs_cannot_fit_in_memory_is_refused_before_drawing_them():
     def wide(dataset, num_samples, rng):  # 200,000 values per output
         return np.zeros((num_samples, 200_000)) + dataset.sum()

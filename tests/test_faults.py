@@ -43,6 +43,7 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_lost_dask_scheduler_leaves_its_audits_pending_and_a_resume_runs_them(workdir):
     pytest.importorskip("dask.distributed")
     scheduler_file = workdir / "scheduler.json"

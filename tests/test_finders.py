@@ -191,6 +191,7 @@ def test_sobol_search_finds_the_median_bug_that_patterns_miss():
 
 
 # -- Hypothesis finder ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_hypothesis_finder_shrinks_the_witness_reproducibly(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     item = entry("NonDPLaplaceMean1")
@@ -261,6 +262,7 @@ def test_vizier_finder_needs_its_extra(monkeypatch):
         make_finder("vizier")
 
 
+@pytest.mark.slow
 def test_vizier_finder_audits_reproducibly():
     if not _vizier_available():
         if __import__("os").environ.get("CI"):
@@ -289,6 +291,7 @@ def test_vizier_finder_audits_reproducibly():
     assert latency is not None
 
 
+@pytest.mark.slow
 def test_the_default_search_refutes_the_median_bug_that_needs_interior_records():
     # ExponentialMedianNoHalf violates only on datasets with interior records; the racing fills
     # the quick budget's spare search draws with more random pairs (docs/decisions/0017).

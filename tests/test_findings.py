@@ -54,6 +54,7 @@ def test_the_forest_exact_values_match_their_closed_forms(exact):
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.slow
 def test_the_exact_model_matches_diffprivlibs_own_forest(exact, shuffle):
     pytest.importorskip("diffprivlib")
     import forest_fits
@@ -76,6 +77,7 @@ def test_the_exact_model_matches_diffprivlibs_own_forest(exact, shuffle):
         "forest_exact.py",
     ],
 )
+@pytest.mark.slow
 def test_each_findings_script_runs_at_a_small_size(script):
     pytest.importorskip("diffprivlib")
     done = subprocess.run(

@@ -42,6 +42,7 @@ PAIRS = {
 
 
 @pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.slow
 def test_bound_stays_below_closed_form_hockey_stick(name):
     draw, hockey_stick, _ = PAIRS[name]
     truth = hockey_stick(0.5)
@@ -64,6 +65,7 @@ def test_bound_stays_below_closed_form_hockey_stick(name):
 
 
 @pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.slow
 def test_bound_approaches_closed_form_as_samples_grow(name):
     draw, hockey_stick, _ = PAIRS[name]
     truth = hockey_stick(0.5)
@@ -85,6 +87,7 @@ def test_bound_approaches_closed_form_as_samples_grow(name):
     assert 0 <= gaps[-1] < 0.01
 
 
+@pytest.mark.slow
 def test_epsilon_lower_bound_is_valid_and_nearly_tight():
     # Lap(0, 1) against Lap(1, 1) is exactly 1-DP. The 'epsilon' objective targets the largest
     # certifiable ε; at 500,000 samples per side it certifies most of it.
@@ -265,6 +268,7 @@ def test_epsilon_objective_keeps_a_small_effect_when_no_bound_is_predicted_posit
 
 
 @pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.slow
 def test_renyi_bound_stays_below_closed_form(name):
     draw, _, renyi = PAIRS[name]
     truth = renyi(2.0)
@@ -286,6 +290,7 @@ def test_renyi_bound_stays_below_closed_form(name):
     assert below >= (1 - BETA) * REPETITIONS and bounds.mean() > 0.5 * truth
 
 
+@pytest.mark.slow
 def test_no_false_alarm_between_identical_distributions():
     # P = Q has every divergence 0. Fitting and evaluating on the same samples would find
     # spurious events here; the held-out bound must stay at or below 0 in >= 95% of runs.
@@ -298,6 +303,7 @@ def test_no_false_alarm_between_identical_distributions():
     assert sum(bound <= 0 for bound in bounds) >= (1 - BETA) * REPETITIONS
 
 
+@pytest.mark.slow
 def test_gaussian_at_its_analytic_delta_is_rarely_refuted():
     # N(0,1) vs N(1,1) is exactly (0.5, δ(0.5))-DP with δ from the closed form; the claim is
     # refuted only by a false alarm, so in at most β of 100 seeds.
@@ -313,6 +319,7 @@ def test_gaussian_at_its_analytic_delta_is_rarely_refuted():
     assert refuted <= 5
 
 
+@pytest.mark.slow
 def test_vector_outputs_use_a_classifier_and_stay_valid():
     # Three coordinates, the shift in one: the divergence equals the 1-D Gaussian one.
     rng = np.random.default_rng(6)
@@ -382,6 +389,7 @@ def test_discrete_vector_outputs_certify_rare_patterns():
 
 
 @pytest.mark.parametrize("classifier", ["boosting", "mlp", ["logistic", "boosting"]])
+@pytest.mark.slow
 def test_nonlinear_classifiers_find_a_sign_dependence(classifier):
     # Q's first coordinate takes the sign of its second; the marginals are identical, so only
     # a nonlinear boundary separates P from Q. Q has no mass where the signs disagree and
@@ -463,6 +471,7 @@ def test_blockwise_scaler_fits_the_mean_and_scale_the_whole_matrix_gives(weighte
     np.testing.assert_allclose(blocks.n_samples_seen_, whole.n_samples_seen_, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_discrete_outputs_fitted_on_their_distinct_rows_match_the_fit_on_every_row():
     # Counts as sample weights minimise the same weighted log-loss (and give the same weighted
     # mean and variance) as fitting on every row, so the two logistic fits agree up to the
@@ -660,6 +669,7 @@ def test_mixed_outputs_certify_with_value_ranges_and_stay_valid():
 
 
 @pytest.mark.parametrize("classifier", ["patterns", "monotone", "logistic", "boosting"])
+@pytest.mark.slow
 def test_both_directions_from_one_fit_are_the_events_two_fits_choose(classifier):
     # `fit_both` fits each model once and scores the reverse direction with its negation
     # (`models.negated`): for the label-symmetric models the reverse event must hold exactly
@@ -839,6 +849,7 @@ def test_a_common_atom_one_side_holds_far_more_often_is_a_point_candidate_that_w
     assert len(_atoms(below_p, below_q, 200, 200, rare_share=0.01, gamma=math.inf)) == 0
 
 
+@pytest.mark.slow
 def test_exact_values_both_sides_release_at_a_bounded_ratio_are_no_refutation():
     # Laplace(0, 1) and Laplace(1, 1) clamped to [0, 3]: point masses at 0 and 3 on both sides,
     # their ratio at most e; the claim ε = 1 holds, so no seed may refute (each test at β = 0.05).
@@ -875,6 +886,7 @@ def test_discrete_outputs_get_no_point_family_and_vectors_get_one_per_coordinate
     assert result.event == "output[1] = 0" and result.violated
 
 
+@pytest.mark.slow
 def test_a_leak_in_one_coordinates_tail_is_found_by_that_coordinates_events():
     # 3 coordinates of Laplace(3) around the sum; coordinate 2's noise is cut to ±9 around it, so
     # outputs in (9, 10) of that coordinate have probability 0 when the sum is 0 and about 0.006

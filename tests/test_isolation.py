@@ -169,6 +169,7 @@ def test_a_killed_campaign_leaves_no_worker(workdir):
     assert _gone(_stuck_pids(workdir))
 
 
+@pytest.mark.slow
 def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(workdir):
     config = workdir / "campaign.toml"
     config.write_text(
@@ -196,6 +197,7 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
     assert _gone(_stuck_pids(workdir))
 
 
+@pytest.mark.slow
 def test_a_process_a_mechanism_starts_in_a_session_of_its_own_ends_with_the_campaign(workdir):
     config = workdir / "campaign.toml"
     config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("escapes"))
@@ -216,6 +218,7 @@ def test_a_process_a_mechanism_starts_in_a_session_of_its_own_ends_with_the_camp
     assert _stuck_pids(workdir) and _gone(_stuck_pids(workdir))
 
 
+@pytest.mark.slow
 def test_what_a_mechanism_prints_is_kept_with_its_audit_not_in_the_campaigns_log(workdir):
     config = workdir / "campaign.toml"
     config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("chatty"))
@@ -237,6 +240,7 @@ def test_what_a_mechanism_prints_is_kept_with_its_audit_not_in_the_campaigns_log
     assert summary["output"].endswith("last words\n") and "last words" in finished.stdout
 
 
+@pytest.mark.slow
 def test_a_second_resume_of_a_running_run_is_refused(workdir):
     process, database = _start_stuck_campaign(workdir)
     command = [
@@ -262,6 +266,7 @@ def test_a_second_resume_of_a_running_run_is_refused(workdir):
     assert len(stored_outcomes(database)) == 2
 
 
+@pytest.mark.slow
 def test_dask_runs_each_audit_isolated_and_bounded(workdir):
     distributed = pytest.importorskip("dask.distributed")
     config = workdir / "campaign.toml"

@@ -239,6 +239,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_per_call_workers_end_when_their_owner_ends_without_shutting_them_down(tmp_path):
     script = tmp_path / "owner.py"
     script.write_text(OWNER_GONE)

@@ -25,6 +25,7 @@ from dpfuzz.catalogue.one_run import (
 from dpfuzz.one_run import steinke_epsilon, steinke_p_value
 
 
+@pytest.mark.slow
 def test_the_gdp_privacy_profile_matches_the_gaussian_mechanism_and_dp_accounting():
     # N(0, σ²) with sensitivity 1 is exactly (1/σ)-GDP: its ε at δ from dp-accounting's
     # privacy-loss-distribution accountant (discretised, so agreement to 1%) equals ours.

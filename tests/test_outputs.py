@@ -35,6 +35,7 @@ def test_a_partition_selection_that_releases_every_key_with_a_positive_count_is_
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_a_partition_selection_thresholded_for_its_delta_is_not_refuted(seed):
     epsilon, delta = 1.0, 1e-5
     threshold = 1 + np.log(1 / (2 * delta)) / epsilon  # one record moves one key's count by 1

@@ -48,6 +48,7 @@ print(sorted(loaded & {'sklearn', 'scipy.stats', 'scipy.optimize'}))
 
 
 @pytest.mark.parametrize("code", [AUDIT_1D], ids=["1-D audits and an estimate"])
+@pytest.mark.slow
 def test_one_number_per_draw_loads_neither_scikit_learn_nor_scipy_stats_or_optimize(code):
     # docs/explanation/architecture.md: vector outputs import scikit-learn when they first need
     # it; a 1-D refutation, a discrete 1-D audit and a 1-D estimate never do

@@ -32,6 +32,7 @@ def test_the_zcdp_profile_matches_dp_accounting_and_sits_above_the_gdp_profile()
 
 
 @pytest.mark.parametrize("tester", ["hockey_stick", "histogram"])
+@pytest.mark.slow
 def test_event_testers_refute_a_too_strong_gdp_claim_and_spare_the_true_one(tester):
     # Held-out H_{e^ε} − δ_μ(ε) at an ε chosen on training data: 1-GDP is exactly the mechanism's
     # profile (0 at every ε, never above), 0.5-GDP is below it by ≈ 0.17 at ε ≈ 0.15.
@@ -42,6 +43,7 @@ def test_event_testers_refute_a_too_strong_gdp_claim_and_spare_the_true_one(test
     assert "delta(" in refuted.verification.divergence and refuted.verification.threshold == 0.0
 
 
+@pytest.mark.slow
 def test_zcdp_claims_are_refuted_by_the_renyi_tester_at_its_order_and_by_events():
     domain = Domain(max_size=3)
     for tester in ("renyi", "hockey_stick"):
@@ -120,6 +122,7 @@ def test_gaussian_dp_from_epsilon_inverts_epsilon_at():
         ("DPSGDWrongBatch", "gdp"),
     ],
 )
+@pytest.mark.slow
 def test_catalogue_gaussian_entries_state_gdp_and_zcdp_claims(name, guarantee):
     from dpfuzz.catalogue import entry
 

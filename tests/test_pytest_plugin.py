@@ -109,6 +109,7 @@ def test_the_reproduce_line_carries_every_session_option_that_changed_the_audit(
     assert _failure_lines(rerun) == _failure_lines(first)
 
 
+@pytest.mark.slow
 def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_path):
     pytest.importorskip("xdist")
     xml = tmp_path / "junit.xml"
@@ -136,6 +137,7 @@ def test_audits_in_xdist_workers_reach_the_summary_and_the_junit_xml(suite, tmp_
     )
 
 
+@pytest.mark.slow
 def test_options_and_markers_change_what_runs(suite, tmp_path):
     reports = tmp_path / "reports"
     result = suite.runpytest(
@@ -179,6 +181,7 @@ def test_dp_tests_can_be_deselected(suite):
     result.assert_outcomes(passed=1, deselected=3)
 
 
+@pytest.mark.slow
 def test_thorough_budget_is_used(suite, tmp_path):
     reports = tmp_path / "reports"
     suite.runpytest(
@@ -197,6 +200,7 @@ def test_thorough_budget_is_used(suite, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_hypothesis_pairs_are_audited_and_a_refutation_is_reported(pytester):
     pytester.makepyfile(
         test_hyp="""
@@ -343,6 +347,7 @@ def test_bad_choice(dp_audit):
 """
 
 
+@pytest.mark.slow
 def test_an_audit_that_could_not_test_its_claim_is_never_ok(pytester):
     # 100,000 verification outputs per side (the quick budget) cannot see a failure of
     # probability 2δ = 2e-5: the audit is inconclusive, and its test fails unless asked to skip.
@@ -371,6 +376,7 @@ def test_an_audit_that_could_not_test_its_claim_is_never_ok(pytester):
     skipped.assert_outcomes(skipped=2)
 
 
+@pytest.mark.slow
 def test_the_summary_states_what_each_passing_audit_could_have_detected(suite):
     result = suite.runpytest("-p", "no:cacheprovider", "-k", "correct")
     result.assert_outcomes(passed=1)

@@ -48,6 +48,7 @@ def test_a_per_call_release_with_half_its_noise_is_refuted_within_2500_calls(see
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_sharpening_after_a_refutation_raises_the_certified_epsilon_never_past_the_truth(
     seed, clock
 ):
@@ -80,6 +81,7 @@ def test_sharpening_needs_sequential_sampling():
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_an_atom_that_moves_with_the_data_is_a_point_event_the_race_refutes_on(seed, clock):
     # ΣX + Lap(1), except that one call in ten releases ΣX itself: an atom on each side, at a
     # different place. Its point event refutes it in fewer draws than any interval among the
@@ -95,6 +97,7 @@ def test_an_atom_that_moves_with_the_data_is_a_point_event_the_race_refutes_on(s
     assert report.verification.event in ("x = 0", "x = 1")
 
 
+@pytest.mark.slow
 def test_correct_per_call_releases_are_not_refuted_and_say_what_they_could_have_refuted(clock):
     report = race_sum(1.0, clock, seed=0, max_draws=4_000)
     assert report.verdict is Verdict.NOT_REFUTED
@@ -115,6 +118,7 @@ def test_a_race_with_no_round_to_bet_on_is_inconclusive_not_an_error(clock):
     )
 
 
+@pytest.mark.slow
 def test_correct_catalogue_mechanisms_tight_at_their_claim_are_flagged_at_most_beta():
     laplace = entry("Laplace")
     runs, flagged = 60, 0

@@ -120,6 +120,7 @@ def test_mmd_stays_below_closed_form_gaussian_mmd():
 
 
 @pytest.mark.parametrize("name", ["histogram", "renyi", "mmd"])
+@pytest.mark.slow
 def test_gap_to_the_truth_shrinks_with_samples(name):
     # The histogram's bound is H_{e^ε} on its event: it approaches the truth when the event is
     # ranked by that bound (objective="divergence"); the default ranks by ε instead.
@@ -180,6 +181,7 @@ def test_exact_claims_are_rarely_refuted(name, mechanism):
     assert refuted <= 5
 
 
+@pytest.mark.slow
 def test_privacy_profile_holds_for_all_epsilons_at_once():
     epsilons = np.linspace(0.0, 1.5, 31)
     truth = np.array([closed.laplace_hockey_stick(e, 1.0) for e in epsilons])
@@ -216,6 +218,7 @@ def test_unsupported_claims_and_outputs():
         )
 
 
+@pytest.mark.slow
 def test_vector_outputs_for_mmd_and_renyi():
     rng = np.random.default_rng(15)
     p, q = rng.normal(size=(40_000, 3)), rng.normal(size=(40_000, 3)) + [1.0, 0.0, 0.0]
