@@ -146,7 +146,7 @@ EXPERIMENTS = [
     ),
     (
         "loaded_suite",
-        "python benchmarks/loaded_suite.py --runs 3",
+        "python benchmarks/loaded_suite.py --runs 3 --together",
         "issue 79: the test suite beside four busy processes",
     ),
 ]

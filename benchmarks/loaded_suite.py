@@ -87,7 +87,7 @@ def main() -> None:
         "# The test suite beside busy processes",
         "",
         f"{environment()}; {os.cpu_count()} cores, {beside} beside"
-        f" `python -m pytest -n auto {' '.join(tests)}`.",
+        f" `{' '.join(['python -m pytest -n auto', *tests])}`.",
         "",
         "| run | pytest's result | minutes (since the start) | load (5 min) |",
         "|---:|---|---:|---:|",
