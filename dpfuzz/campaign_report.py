@@ -465,7 +465,7 @@ def html_page(
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run_id}</title>
 <style>
-body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}}
+body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328;overflow-wrap:anywhere}}
 table{{border-collapse:collapse;font-size:14px}}
 td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left}} th{{background:#f6f8fa}}
 figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
