@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import suppress
 
 OUTPUT_CAP = 16 * 2**20  # bytes the file may hold before it is emptied
 TAIL = 2000  # characters of output a summary keeps
@@ -44,10 +45,8 @@ class CapturedOutput:
 
     def remove(self) -> None:
         """Delete the file (the worker is gone)."""
-        try:
+        with suppress(OSError):
             os.unlink(self.path)
-        except OSError:
-            pass
 
 
 def write_into(path: str) -> None:
