@@ -85,6 +85,22 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+def _campaign_command(config: Path, *options: str) -> list[str]:
+    """`dpfuzz campaign run CONFIG` with results beside the config, `options`, and no report."""
+    return [
+        sys.executable,
+        "-c",
+        "from dpfuzz.cli import main; raise SystemExit(main())",
+        "campaign",
+        "run",
+        str(config),
+        "--results",
+        str(config.parent / "results"),
+        *options,
+        "--no-report",
+    ]
+
+
 def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
     """A campaign with two workers: two quick audits stored, then two audits whose per_call
     pools hang (each pool process leaves a pid-N file). Returns once all of that holds."""
@@ -94,19 +110,7 @@ def _start_stuck_campaign(workdir: Path) -> tuple[subprocess.Popen, Path]:
         + _target("laplace_sum")
         + _target("stuck_pool")
     )
-    command = [
-        sys.executable,
-        "-c",
-        "from dpfuzz.cli import main; raise SystemExit(main())",
-        "campaign",
-        "run",
-        str(config),
-        "--results",
-        str(workdir / "results"),
-        "--workers",
-        "2",
-        "--no-report",
-    ]
+    command = _campaign_command(config, "--workers", "2")
     process = subprocess.Popen(
         command,
         cwd=workdir,
@@ -175,19 +179,7 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
     config.write_text(
         "trials = 2\nsamples = 1000\nverify_samples = 2000\nseeds = [0, 1]\n" + _target("pool")
     )
-    command = [
-        sys.executable,
-        "-c",
-        "from dpfuzz.cli import main; raise SystemExit(main())",
-        "campaign",
-        "run",
-        str(config),
-        "--results",
-        str(workdir / "results"),
-        "--workers",
-        "2",
-        "--no-report",
-    ]
+    command = _campaign_command(config, "--workers", "2")
     finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
     assert (
@@ -201,17 +193,7 @@ def test_a_campaign_of_per_call_pools_on_workers_ends_and_leaves_no_process(work
 def test_a_process_a_mechanism_starts_in_a_session_of_its_own_ends_with_the_campaign(workdir):
     config = workdir / "campaign.toml"
     config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("escapes"))
-    command = [
-        sys.executable,
-        "-c",
-        "from dpfuzz.cli import main; raise SystemExit(main())",
-        "campaign",
-        "run",
-        str(config),
-        "--results",
-        str(workdir / "results"),
-        "--no-report",
-    ]
+    command = _campaign_command(config)
     with open(workdir / "stderr.txt", "w") as stderr:  # a pipe would be held by the escaper
         code = subprocess.run(command, cwd=workdir, stderr=stderr, timeout=120).returncode
     assert code == 0, (workdir / "stderr.txt").read_text()
@@ -222,17 +204,7 @@ def test_a_process_a_mechanism_starts_in_a_session_of_its_own_ends_with_the_camp
 def test_what_a_mechanism_prints_is_kept_with_its_audit_not_in_the_campaigns_log(workdir):
     config = workdir / "campaign.toml"
     config.write_text("trials = 2\nsamples = 1000\nverify_samples = 2000\n" + _target("chatty"))
-    command = [
-        sys.executable,
-        "-c",
-        "from dpfuzz.cli import main; raise SystemExit(main())",
-        "campaign",
-        "run",
-        str(config),
-        "--results",
-        str(workdir / "results"),
-        "--no-report",
-    ]
+    command = _campaign_command(config)
     finished = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 1 and len(finished.stdout) + len(finished.stderr) < 5000
     (summary,) = ResultsStore(workdir / "results" / "results.db").summaries(1)
