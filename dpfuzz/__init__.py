@@ -10,7 +10,7 @@ pytest plugin adds nothing to a project without DP tests.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -70,7 +70,7 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
@@ -85,7 +85,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'dpfuzz' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return __all__
 
 

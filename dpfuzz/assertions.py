@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from dpfuzz.auditing import audit
 from dpfuzz.claims import Claim
@@ -39,7 +40,7 @@ def assert_dp(
     pair: DatasetPair | None = None,
     reproduce: str | None = None,
     allow_inconclusive: bool = False,
-    **options,
+    **options: Any,
 ) -> AuditReport:
     """Audit `mechanism` and raise `DPViolation` if `claim` is refuted, `DPInconclusive` if the
     audit could not test it (unless `allow_inconclusive`); return the report.
@@ -69,7 +70,7 @@ def violation_message(report: AuditReport) -> str:
         if report.epsilon_lower_bound is None
         else f">= {report.epsilon_lower_bound:.4g}"
     )
-    difference, d0, d1 = report.domain.describe_pair(report.witness)
+    difference, d0, d1 = report.domain.describe_pair(report.witness or report.candidate)
     lines = [
         (
             f"dpfuzz: {report.mechanism} violates {report.claim.describe()} (certified with"

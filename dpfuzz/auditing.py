@@ -19,6 +19,9 @@ probability at most β for the whole audit (docs/explanation/statistics.md).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from dpfuzz.claims import Claim
 from dpfuzz.domain import Domain
@@ -45,8 +48,8 @@ def audit(
     *,
     progress: Callable[[str], None] | None = None,
     policy: AuditPolicy | None = None,
-    dask_client=None,
-    **options,
+    dask_client: Any = None,
+    **options: Any,
 ) -> AuditReport:
     """Search for neighbouring datasets on which `mechanism` violates `claim`, then certify.
 
@@ -128,7 +131,7 @@ def audit(
 TRIAL_BYTES = 4096  # memory one search trial's record keeps (pair, two results), at most
 
 
-def check_memory(settings: AuditSettings, outputs=None) -> None:
+def check_memory(settings: AuditSettings, outputs: np.ndarray | None = None) -> None:
     """Refuse, before anything large is drawn, an audit whose search outputs (`samples` per side
     of a pair, with the probe's `outputs` for their size) or trial records would take more than
     half this machine's memory (`Domain` refuses datasets that would); the error names the
@@ -186,7 +189,9 @@ def limit_slow_release(run: Run) -> None:
         )
 
 
-def audit_tester(settings: AuditSettings, claim: Claim, outputs, mechanism: Mechanism) -> Tester:
+def audit_tester(
+    settings: AuditSettings, claim: Claim, outputs: np.ndarray | None, mechanism: Mechanism
+) -> Tester:
     """The tester `settings` name, made for the probe's `outputs` (``"auto"`` resolved, the
     mechanism's words for output patterns given); with ``arithmetic="float"``, with the float
     bit-pattern tester beside it, each at β/2."""

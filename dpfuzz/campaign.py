@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dpfuzz.cluster import WORKER_WAIT
 from dpfuzz.errors import (
@@ -62,6 +63,9 @@ from dpfuzz.errors import (
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, check_keys, check_seconds, unknown_keys
+
+if TYPE_CHECKING:
+    from dpfuzz.targets import Resolved
 
 # Settings a config sets for all its audits; tester, finder and seed are set per audit.
 SETTING_KEYS = tuple(name for name in FIELDS if name not in ("tester", "finder", "seed"))
@@ -118,7 +122,7 @@ class Target:
     per_call: bool = False
     structured: bool = False
 
-    def build(self):
+    def build(self) -> Resolved:
         """The `dpfuzz.targets.Resolved` target (the config's truth wins over the entry's)."""
         from dpfuzz.claims import claim_from_dict
         from dpfuzz.targets import resolve
@@ -142,7 +146,7 @@ class Target:
                 domain=self._domain() if self.domain else None,
             )
         else:
-            claim = claim_from_dict(self.claim)
+            claim = claim_from_dict(self.claim or {})
             resolved = resolve(
                 self.mechanism,
                 params=self.params,
@@ -215,14 +219,14 @@ class AuditSpec:
             json.dumps(definition, sort_keys=True, default=str).encode()
         ).hexdigest()[:16]
 
-    def command(self, target) -> str:
+    def command(self, target: Resolved) -> str:
         """A ``dpfuzz audit`` command line that reruns this audit alone."""
         import shlex
 
         parts = [
             "dpfuzz",
             "audit",
-            self.target.entry or self.target.mechanism or self.target.library,
+            str(self.target.entry or self.target.mechanism or self.target.library),
         ]
         if self.target.mechanism is not None or self.target.claim:
             parts += [
@@ -519,8 +523,8 @@ def _part_problems(target: Target) -> list[str]:
     from dpfuzz.claims import claim_from_dict
 
     problems: list[str] = []
-    stand_ins: dict[str, dict] = {}
-    builds = (("claim", lambda: claim_from_dict(target.claim)), ("domain", target._domain))
+    stand_ins: dict[str, Any] = {}
+    builds = (("claim", lambda: claim_from_dict(target.claim or {})), ("domain", target._domain))
     for part, build in builds:
         if getattr(target, part):
             try:

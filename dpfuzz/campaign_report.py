@@ -17,8 +17,13 @@ import html
 import io
 import json
 import re
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dpfuzz.files import write_atomically
+
+if TYPE_CHECKING:
+    from dpfuzz.store import ResultsStore
 
 FAILING = ("missed", "false alarm", "refuted", "crashed", "timed out", "error", "inconclusive")
 _COLOURS = {
@@ -150,16 +155,16 @@ def compare(before: list[dict], after: list[dict]) -> list[dict]:
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if a is None or b is None or a.get("outcome") != b.get("outcome"):
-            label = (a or b)[
-                "target"
-            ] + f" (finder {(a or b).get('finder')}, seed {(a or b).get('seed')})"
+            either = a if a is not None else new[key]
+            label = f"{either['target']} (finder {either.get('finder')}, seed {either.get('seed')})"
             changes.append({"key": key, "target": label, "before": a, "after": b})
     return changes
 
 
 def _eps(summary: dict | None) -> str:
-    value = None if summary is None else summary.get("epsilon_lower_bound")
-    return "—" if value is None else epsilon_text(value, summary.get("claimed_epsilon"))
+    if summary is None or summary.get("epsilon_lower_bound") is None:
+        return "—"
+    return epsilon_text(summary["epsilon_lower_bound"], summary.get("claimed_epsilon"))
 
 
 def epsilon_text(value: float, claimed: float | None = None) -> str:
@@ -175,7 +180,7 @@ def epsilon_text(value: float, claimed: float | None = None) -> str:
 def ordered(summaries: list[dict]) -> list[dict]:
     """Failing audits first (in FAILING order), then the rest in the order they finished."""
     rank = {name: index for index, name in enumerate(FAILING)}
-    return sorted(summaries, key=lambda s: rank.get(s.get("outcome"), len(FAILING)))
+    return sorted(summaries, key=lambda s: rank.get(s.get("outcome", ""), len(FAILING)))
 
 
 def audit_stem(key: str) -> str:
@@ -498,9 +503,9 @@ window.addEventListener("load", function () {{
 
 
 def write_reports(
-    store,
+    store: ResultsStore,
     run_id: int | None,
-    out_dir,
+    out_dir: str | Path,
     compare_with: int | None = None,
     allow_inconclusive: bool = False,
 ) -> tuple[list, list]:

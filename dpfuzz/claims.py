@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from statistics import NormalDist
+from typing import cast
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_keys, check_number, did_you_mean
@@ -25,7 +26,7 @@ class Claim:
     def to_dict(self) -> dict:
         return {
             "type": type(self).__name__,
-            **{field.name: getattr(self, field.name) for field in fields(self)},
+            **{field.name: getattr(self, field.name) for field in fields(self)},  # type: ignore[arg-type]
         }
 
 
@@ -269,6 +270,14 @@ class ZeroConcentratedDP(ProfileClaim):
         return 1.0 if best >= 0.0 else math.exp(best)
 
 
+def approx_dp(claim: Claim) -> ApproxDP:
+    """`claim` where the caller admits only (ε, δ)-DP and pure DP (a tester past its
+    `check_claim`); anything else is a programming error."""
+    if not isinstance(claim, ApproxDP):
+        raise TypeError(f"an (epsilon, delta)-DP claim is needed here, got {claim!r}.")
+    return claim
+
+
 def group_claim(claim: Claim, k: int) -> Claim:
     """The claim for datasets k neighbouring steps apart (group privacy): kε-DP; (kε,
     δ·Σ_{i<k} e^{iε})-DP (Vadhan 2017, Lemma 2.2, summed exactly); kμ-GDP (Dong, Roth & Su 2022,
@@ -340,9 +349,10 @@ def claim_from_parameters(
             raise InvalidArgument(
                 "delta and alpha go with epsilon; a GDP (mu) or zCDP (rho) claim takes neither."
             )
-        return GaussianDP(mu) if mu is not None else ZeroConcentratedDP(rho)
+        return GaussianDP(mu) if mu is not None else ZeroConcentratedDP(cast(float, rho))
     if alpha is not None and delta is not None:
         raise InvalidArgument("give either delta (approximate DP) or alpha (Rényi DP), not both.")
+    epsilon = cast(float, epsilon)  # the only one given
     if alpha is not None:
         return RenyiDP(alpha, epsilon)
     if delta is not None:

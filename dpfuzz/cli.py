@@ -24,7 +24,10 @@ import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dpfuzz.targets import Resolved
 
 # Kept here rather than imported, so that ``dpfuzz --help`` imports nothing heavy; a test
 # checks they match the registries.
@@ -156,7 +159,9 @@ class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows an option's default, unless it has none (the help then says what happens)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        return action.help if action.default in (None, []) else super()._get_help_string(action)
+        if action.default in (None, []):
+            return action.help or ""
+        return super()._get_help_string(action) or ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -552,7 +557,7 @@ def _every(seconds: float, console):
     import threading
     import time
 
-    state = {
+    state: dict[str, Any] = {
         "printed": time.monotonic(),
         "text": "probing the mechanism",
         "since": time.monotonic(),
@@ -647,7 +652,7 @@ def _add_domain_options(parser: argparse.ArgumentParser) -> None:
     domain.add_argument("--dtype", choices=["float", "int"], help="record type")
 
 
-def resolve_target(args: argparse.Namespace):
+def resolve_target(args: argparse.Namespace) -> Resolved:
     """The `dpfuzz.targets.Resolved` target that the command line describes."""
     from dpfuzz.targets import resolve
 

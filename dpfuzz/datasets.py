@@ -7,9 +7,14 @@ and which neighbouring relation makes two datasets neighbours.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,7 @@ class DatasetPair:
     def to_dict(self) -> dict:
         return {"d0": self.d0.tolist(), "d1": self.d1.tolist()}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[np.ndarray]:
         return iter((self.d0, self.d1))
 
     def __eq__(self, other: object) -> bool:
@@ -39,13 +44,13 @@ class DatasetPair:
             and np.array_equal(self.d1, other.d1)
         )
 
-    __hash__ = None  # arrays are mutable
+    __hash__ = None  # type: ignore[assignment]  # arrays are mutable
 
     def __repr__(self) -> str:
         return f"DatasetPair(d0={format_dataset(self.d0)}, d1={format_dataset(self.d1)})"
 
 
-def format_records(records, limit: int = 8, at: int | None = None) -> str:
+def format_records(records: ArrayLike, limit: int = 8, at: int | None = None) -> str:
     """A short, readable listing of records (rounded, truncated); a truncated listing shows the
     records around index `at` too (where two datasets differ)."""
     values = np.round(np.asarray(records, dtype=float), 4).tolist()
@@ -82,7 +87,7 @@ def first_difference(pair: DatasetPair) -> int:
     return int(differs[0]) if len(differs) else shorter
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "Domain":  # deprecated location, kept for one minor release
         import warnings
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ _DTYPE_NAMES = {"int": "int", "float": "float"}
 LARGEST_BOUND = 1e150
 
 
-def _dtype_name(dtype: object) -> str:
+def _dtype_name(dtype: Any) -> str:
     """ "int" or "float" from the strings, Python's int and float, or any numpy integer/float
     dtype."""
     if isinstance(dtype, str) and dtype in _DTYPE_NAMES:
@@ -38,7 +39,7 @@ def _dtype_name(dtype: object) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Domain:
     """Where datasets live: record type and bounds, dataset sizes, neighbouring relation.
 
@@ -64,21 +65,50 @@ class Domain:
     hold its parameter (1 and None for the multiset relations, 1 and s for linf).
     """
 
-    low: float | tuple = 0.0
-    high: float | tuple = 1.0
-    min_size: int = 0
-    max_size: int = 10
-    relation: str | Relation = "add_remove"
-    dim: int | None = None
-    dtype: object = "float"
-    distance: int | None = None
-    sensitivity: float | None = None
-    labelled: bool = False
+    low: float | tuple
+    high: float | tuple
+    min_size: int
+    max_size: int
+    relation: Relation
+    dim: int | None
+    dtype: str
+    distance: int | None
+    sensitivity: float | None
+    labelled: bool
     _low: np.ndarray = field(init=False, repr=False, compare=False)
     _high: np.ndarray = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        relation = make_relation(self.relation, self.distance, self.sensitivity)
+    def __init__(
+        self,
+        low: float | tuple | np.ndarray = 0.0,
+        high: float | tuple | np.ndarray = 1.0,
+        min_size: int = 0,
+        max_size: int = 10,
+        relation: str | Relation = "add_remove",
+        dim: int | None = None,
+        dtype: object = "float",
+        distance: int | None = None,
+        sensitivity: float | None = None,
+        labelled: bool = False,
+    ) -> None:
+        given = {
+            "low": low,
+            "high": high,
+            "min_size": min_size,
+            "max_size": max_size,
+            "relation": relation,
+            "dim": dim,
+            "dtype": dtype,
+            "distance": distance,
+            "sensitivity": sensitivity,
+            "labelled": labelled,
+        }
+        for name, value in given.items():
+            object.__setattr__(self, name, value)
+        self._check_and_resolve(relation)
+
+    def _check_and_resolve(self, relation_name: str | Relation) -> None:
+        relation = make_relation(relation_name, self.distance, self.sensitivity)
         object.__setattr__(self, "relation", relation)
         object.__setattr__(self, "distance", getattr(relation, "distance", 1))
         object.__setattr__(
@@ -295,7 +325,7 @@ def enclosing_domain(pairs: list[DatasetPair]) -> Domain:
     if not vector:
         low, high = float(low.min()), float(high.max())
     sizes = [len(dataset) for dataset in datasets]
-    base = {
+    base: dict[str, Any] = {
         "low": low,
         "high": high,
         "dim": datasets[0].shape[1] if vector else None,

@@ -17,6 +17,8 @@ the guarantee holds unchanged. Every number of the plan is a field of `Estimatio
 
 from __future__ import annotations
 
+from typing import Any
+
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 
@@ -41,7 +43,7 @@ def estimate_epsilon(
     seed: int | None = None,
     domain: Domain | None = None,
     policy: EstimationPolicy | None = None,
-    dask_client=None,
+    dask_client: Any = None,
 ) -> EpsilonEstimate:
     """The largest certified lower bound on ε (at `delta`) that dpfuzz finds for `mechanism`.
 
@@ -89,7 +91,7 @@ _MOVED = {
 } | {name: "dpfuzz.engine.timing" for name in ("seconds_per_draw", "planned_draws")}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _MOVED:  # deprecated locations, kept for one minor release
         import importlib  # noqa: E401
         import warnings

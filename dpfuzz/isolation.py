@@ -211,7 +211,7 @@ def run_isolated(
     (key, summary, report) as they finish."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["dpfuzz.campaign"])
-    pending, pool = list(reversed(specs)), []
+    pending, pool = list(reversed(specs)), list[_Worker]()
     try:
         while pending or any(worker.spec is not None for worker in pool):
             while pending and len([w for w in pool if w.spec is not None]) < workers:
@@ -220,11 +220,11 @@ def run_isolated(
                     idle = _Worker(context, workers > 1, run_audit)
                     pool.append(idle)
                 idle.give(pending.pop())
-            busy = [worker for worker in pool if worker.spec is not None]
-            soonest = min(worker.started + audit_timeout for worker in busy)
+            busy = [(worker, worker.spec) for worker in pool if worker.spec is not None]
+            soonest = min(worker.started + audit_timeout for worker, _ in busy)
             left = min(WAIT_SLICE, max(0.0, soonest - time.monotonic()))
-            ready = wait([worker.connection for worker in busy], timeout=left)
-            for worker in busy:
+            ready = wait([worker.connection for worker, _ in busy], timeout=left)
+            for worker, spec in busy:
                 seconds = time.monotonic() - worker.started
                 if worker.connection in ready:
                     try:
@@ -232,10 +232,10 @@ def run_isolated(
                     except (EOFError, OSError):
                         worker.process.join(5)
                         code = worker.process.exitcode
-                        result, goes_on = _died(worker.spec, code, seconds), False
+                        result, goes_on = _died(spec, code, seconds), False
                     worker.spec = None
                 elif seconds >= audit_timeout:
-                    result, goes_on = _timed_out(worker.spec, audit_timeout, seconds), False
+                    result, goes_on = _timed_out(spec, audit_timeout, seconds), False
                 else:
                     continue
                 result = worker.with_output(result)
@@ -298,7 +298,8 @@ def run_in_subprocess(
         finally:
             kill_process_and_group(child.pid)
             child.wait(KILL_WAIT)
-            child.stdin.close()
+            if child.stdin is not None:
+                child.stdin.close()
         seconds = time.monotonic() - started
         if ending == "abandoned":
             return None

@@ -39,7 +39,7 @@ def mechanism_name(mechanism: Callable) -> str:
     return name or type(mechanism).__name__
 
 
-def output_words(mechanism: Callable) -> Callable[[np.ndarray], str | None] | None:
+def output_words(mechanism: object) -> Callable[[np.ndarray], str | None] | None:
     """The mechanism's `describe_output(pattern) -> str | None`, if it has one: words for a
     discrete output pattern in reports (the catalogue's SVTs: ⊤, ⊥ and · for each query)."""
     return getattr(mechanism, "describe_output", None)
@@ -71,7 +71,14 @@ def is_mechanism(target: Any) -> bool:
 class PerCallMechanism:
     """A one-draw-per-call function as a vectorised mechanism; made by `per_call`."""
 
-    def __init__(self, function, batch, batch_size: int, workers: int, start_method: str):
+    def __init__(
+        self,
+        function: Callable[[np.ndarray, np.random.Generator], Any],
+        batch: Callable[[np.ndarray, int, np.random.Generator], np.ndarray] | None,
+        batch_size: int,
+        workers: int,
+        start_method: str,
+    ):
         self.function = function
         self.batch = batch
         self.batch_size = batch_size

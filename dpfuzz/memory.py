@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dpfuzz.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 
 def _huge_page_switch():
@@ -35,7 +40,7 @@ _set_madvise_hugepage = _huge_page_switch()
 
 
 @contextmanager
-def ordinary_pages():
+def ordinary_pages() -> Iterator[None]:
     """Within the block, NumPy's new arrays are not advised as huge pages."""
     if _set_madvise_hugepage is None:  # pragma: no cover
         yield
@@ -47,13 +52,13 @@ def ordinary_pages():
         _set_madvise_hugepage(previous)
 
 
-def empty_array(shape, dtype=float) -> np.ndarray:
+def empty_array(shape: int | tuple[int, ...], dtype: DTypeLike = float) -> np.ndarray:
     """`np.empty(shape, dtype)` on ordinary pages (see the module's docstring)."""
     with ordinary_pages():
         return np.empty(shape, dtype=dtype)
 
 
-def check_affordable(needs: list[tuple[str, float, float, str]]) -> None:
+def check_affordable(needs: list[tuple[str, float | str, float, str]]) -> None:
     """Refuse, before anything is allocated, what would take more than half this machine's
     memory: each need is (setting, its value or its text, bytes it needs, what they hold); the error
     names the setting, the memory it needs and the machine's."""

@@ -28,6 +28,7 @@ into guesses without looking at the bits. Two analyses, both at confidence 1 −
 from __future__ import annotations
 
 import math
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,8 +105,12 @@ class OneRunAudit:
         return "\n".join(lines)
 
 
+# A release run once: the canaries' inclusion bits in, one score per canary out.
+OneRunRelease = Callable[[np.ndarray, np.random.Generator], np.ndarray]
+
+
 def audit_one_run(
-    run: Callable[[np.ndarray, np.random.Generator], np.ndarray],
+    run: OneRunRelease,
     claim: Claim,
     *,
     canaries: int,
@@ -138,7 +143,7 @@ def audit_one_run(
     if delta is None:
         delta = claim.delta if isinstance(claim, ApproxDP) else GDP_DELTA
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
-    seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+    seed = seed if seed is not None else secrets.randbits(63)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     included = rng.random(canaries) < 0.5
@@ -185,7 +190,9 @@ def _call(run, included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 # -- "bits" (paper 003) --------------------------------------------------------------------------
-def _bits(order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, beta: float) -> dict:
+def _bits(
+    order: np.ndarray, included: np.ndarray, claim: ApproxDP | GaussianDP, delta: float, beta: float
+) -> dict:
     m = len(order)
     guesses = np.zeros(m, dtype=bool)
     guesses[order[m - m // 2 :]] = True  # the ⌊m/2⌋ highest scores: "included"
@@ -218,7 +225,7 @@ def _epsilon_from_error(error_hi: float, delta: float) -> float:
 # -- "steinke" (Steinke, Nasr & Jagielski 2023)
 # -----------------------------------------------------
 def _steinke(
-    order: np.ndarray, included: np.ndarray, claim: Claim, delta: float, beta: float
+    order: np.ndarray, included: np.ndarray, claim: ApproxDP | GaussianDP, delta: float, beta: float
 ) -> dict:
     m = len(order)
     sizes = []
@@ -227,12 +234,12 @@ def _steinke(
         sizes.append(r)
         r = (r // 2) - (r // 2) % 2
     level = beta / len(sizes)
-    best = None
+    best = (-math.inf, 0, 0)
     for r in sizes:
         low, high = order[: r // 2], order[m - r // 2 :]
         correct = int(np.sum(included[high]) + np.sum(~included[low]))
         epsilon = steinke_epsilon(r, correct, m, delta, level)
-        if best is None or epsilon > best[0]:
+        if epsilon > best[0]:
             best = (epsilon, r, correct)
     epsilon, r, correct = best
     claimed = claim.to_approx(delta).epsilon if isinstance(claim, GaussianDP) else claim.epsilon

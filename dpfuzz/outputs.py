@@ -51,8 +51,15 @@ class Encoder:
     """Turns natural outputs into rows of numbers of a fixed width. `learn` sees the first calls'
     outputs; after `freeze`, the encoding never changes. `columns` names each coordinate."""
 
-    width: int
-    columns: list[str]
+    @property
+    def width(self) -> int:
+        """Numbers per encoded output."""
+        raise NotImplementedError
+
+    @property
+    def columns(self) -> list[str]:
+        """A name for each of the `width` numbers."""
+        raise NotImplementedError
 
     def learn(self, outputs: list) -> None:
         """Take in what the outputs show (before `freeze`)."""
@@ -78,7 +85,15 @@ class Number(Encoder):
     """A number, or None / NaN for a suppressed value: (suppressed 0/1, value or 0)."""
 
     def __init__(self, name: str = "value"):
-        self.name, self.width, self.columns = name, 2, [f"{name} suppressed", name]
+        self.name = name
+
+    @property
+    def width(self) -> int:
+        return 2
+
+    @property
+    def columns(self) -> list[str]:
+        return [f"{self.name} suppressed", self.name]
 
     def encode(self, outputs: list) -> np.ndarray:
         rows = np.zeros((len(outputs), 2))
@@ -100,7 +115,15 @@ class Category(Encoder):
             if categories is None
             else {category: code for code, category in enumerate(categories)}
         )
-        self.frozen, self.name, self.width, self.columns = categories is not None, name, 1, [name]
+        self.frozen, self.name = categories is not None, name
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    @property
+    def columns(self) -> list[str]:
+        return [self.name]
 
     def learn(self, outputs: list) -> None:
         for value in outputs:
@@ -110,7 +133,7 @@ class Category(Encoder):
     def freeze(self) -> None:
         self.frozen = True
 
-    def code(self, value) -> float:
+    def code(self, value: object) -> float:
         """The value's code: -1 for None, the number of known categories for an unknown one."""
         return -1.0 if _is_missing(value) else float(self.codes.get(value, len(self.codes)))
 
@@ -208,7 +231,8 @@ class Sequence(Encoder):
     times 2, at most `max_items`."""
 
     def __init__(self, max_items: int = 64):
-        self.max_items, self.items, self.categories = max_items, None, Category(name="item")
+        self.max_items, self.categories = max_items, Category(name="item")
+        self.items: int | None = None
 
     def learn(self, outputs: list) -> None:
         values = [item for output in outputs for item in output]
@@ -346,7 +370,7 @@ class Model(Encoder):
         return np.array([self._row(output) for output in outputs]).reshape(len(outputs), self.width)
 
     def _row(self, output) -> np.ndarray:
-        values = {name: getattr(output, name, None) for name in self.shapes}
+        values: dict[str, Any] = {name: getattr(output, name, None) for name in self.shapes}
         shapes = {
             name: np.shape(value) if _numeric(value) else None for name, value in values.items()
         }

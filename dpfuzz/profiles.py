@@ -23,12 +23,16 @@ audit), under the assumption that scores of distinct examples are independent dr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from dpfuzz.claims import GaussianDP
 from dpfuzz.testers.base import check_beta, split_halves
 from dpfuzz.testers.histogram import HistogramTester, profile_on_bins
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 DEFAULT_EPSILONS = np.linspace(0.0, 5.0, 51)
 
@@ -60,10 +64,11 @@ class ProfileEstimate:
 
     def gdp_epsilon(self, delta: float) -> tuple[float, float]:
         """ε(δ) of μ-GDP for the certified-if-Gaussian μ and for the heuristic μ."""
-        return tuple(
+        certified, heuristic = (
             GaussianDP(mu).epsilon_at(delta) if mu > 0 else 0.0
             for mu in (self.mu_lower_bound_if_gaussian, self.mu_estimate)
         )
+        return certified, heuristic
 
     def summary(self, delta: float = 1e-5, gaussian: bool = True) -> str:
         """The profile in words; with `gaussian`, the readings that assume a Gaussian trade-off
@@ -138,7 +143,7 @@ class ProfileEstimate:
         plt.close(figure)
         return base64.b64encode(buffer.getvalue()).decode("ascii")
 
-    def plot(self, axes=None, gaussian: bool = True):
+    def plot(self, axes: Any = None, gaussian: bool = True) -> Any:
         """Two panels: the certified δ(ε) and the trade-off bound, each (with `gaussian`) beside
         the GDP curves."""
         import matplotlib
@@ -183,7 +188,12 @@ class ProfileEstimate:
 
 
 def privacy_profile(
-    samples0, samples1, *, epsilons=None, beta: float = 0.05, bins="scott"
+    samples0: ArrayLike,
+    samples1: ArrayLike,
+    *,
+    epsilons: ArrayLike | None = None,
+    beta: float = 0.05,
+    bins: int | Literal["scott"] = "scott",
 ) -> ProfileEstimate:
     """Certified δ(ε) for all ε, a trade-off upper bound and GDP readings from 1-D samples of
     P = M(D0) and Q = M(D1) (see the module docstring). Half of each sample fits the bins."""

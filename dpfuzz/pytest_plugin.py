@@ -36,11 +36,19 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from dpfuzz.cli import BUDGET_NAMES
 from dpfuzz.files import write_atomically
+
+if TYPE_CHECKING:
+    from dpfuzz.claims import Claim
+    from dpfuzz.datasets import DatasetPair
+    from dpfuzz.domain import Domain
+    from dpfuzz.mechanism import Mechanism
+    from dpfuzz.report import AuditReport
 
 _PROPERTY = "dpfuzz_audit"  # the test report's user property that carries one audit's record
 # AuditSettings' fields (a test checks they match) but the seed, which the plugin derives.
@@ -191,12 +199,21 @@ class Auditor:
         self._request = request
         self._calls = 0
 
-    def __call__(self, mechanism, claim, domain, **overrides):
+    def __call__(
+        self, mechanism: Mechanism, claim: Claim, domain: Domain, **overrides: Any
+    ) -> AuditReport:
         """Audit over the domain; fail the test if the claim is refuted. Returns the report."""
         self._calls += 1
         return self._run(mechanism, claim, domain, f"call{self._calls}", overrides)
 
-    def pair(self, mechanism, claim, domain, pair, **overrides):
+    def pair(
+        self,
+        mechanism: Mechanism,
+        claim: Claim,
+        domain: Domain,
+        pair: DatasetPair,
+        **overrides: Any,
+    ) -> AuditReport:
         """Audit one neighbouring pair (e.g. from `dpfuzz.strategies.neighbouring_pairs`).
 
         Inside a Hypothesis test each example is an audit, so β is divided by the test's
@@ -338,7 +355,7 @@ def _max_examples(request: pytest.FixtureRequest) -> int:
         from hypothesis import settings as hypothesis_settings
 
         settings = hypothesis_settings.default
-    return max(1, int(settings.max_examples))
+    return max(1, int(getattr(settings, "max_examples", 1)))
 
 
 class AuditSummary:
@@ -361,12 +378,12 @@ class AuditSummary:
         """
         if report.when == "teardown":
             self.records += [
-                AuditRecord(**json.loads(value))
+                AuditRecord(**json.loads(str(value)))
                 for name, value in report.user_properties
                 if name == _PROPERTY
             ]
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.records:
             return
         terminalreporter.section("dpfuzz audits")

@@ -31,6 +31,9 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_choice, check_int, check_number
 
 if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+if TYPE_CHECKING:
     from dpfuzz.domain import Domain
 
 
@@ -61,7 +64,7 @@ class Relation(ABC):
         pair)."""
 
     @abstractmethod
-    def strategy(self, domain: Domain):
+    def strategy(self, domain: Domain) -> SearchStrategy[DatasetPair]:
         """A Hypothesis strategy of neighbouring pairs (either order)."""
 
     @abstractmethod
@@ -263,7 +266,7 @@ class AddRemove(_Multiset):
                 f" {self.distance}, got {domain.min_size}..{domain.max_size}; widen the size range."
             )
 
-    def valid_counts(self):
+    def valid_counts(self) -> tuple[tuple[int, int], ...]:
         return ((self.distance, 0), (0, self.distance))
 
     def random_pair(self, domain: Domain, rng: np.random.Generator) -> DatasetPair:
@@ -294,7 +297,7 @@ class AddRemove(_Multiset):
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         return self._classic_units(domain, order=0.0)
 
-    def strategy(self, domain: Domain):
+    def strategy(self, domain: Domain) -> SearchStrategy[DatasetPair]:
         from hypothesis import strategies as st
 
         from dpfuzz.strategies import datasets, records
@@ -324,7 +327,7 @@ class Substitute(_Multiset):
                 f" {self.distance}."
             )
 
-    def valid_counts(self):
+    def valid_counts(self) -> tuple[tuple[int, int], ...]:
         return ((self.distance, self.distance),)
 
     def random_pair(self, domain: Domain, rng: np.random.Generator) -> DatasetPair:
@@ -385,7 +388,7 @@ class Substitute(_Multiset):
         # offset 1.0 replaces the last records, as `constant_pair` does
         return self._classic_units(domain, order=1.0)
 
-    def strategy(self, domain: Domain):
+    def strategy(self, domain: Domain) -> SearchStrategy[DatasetPair]:
         from hypothesis import strategies as st
 
         from dpfuzz.strategies import datasets, records
@@ -450,6 +453,7 @@ class Linf(Relation):
     def random_pair(self, domain: Domain, rng: np.random.Generator) -> DatasetPair:
         d0 = domain.random_dataset(rng)
         while True:
+            step: np.ndarray
             if domain.dtype == "int":
                 step = rng.integers(-int(self.sensitivity), int(self.sensitivity) + 1, size=len(d0))
             else:
@@ -468,7 +472,9 @@ class Linf(Relation):
         steps = (2 * unit[n:] - 1) * self.sensitivity
         if domain.dtype == "int":
             steps = np.round(steps)
-        moved = np.clip(base + steps, domain.lower, domain.upper).astype(domain.numpy_dtype)
+        moved: np.ndarray = np.clip(base + steps, domain.lower, domain.upper).astype(
+            domain.numpy_dtype
+        )
         if np.array_equal(moved, base):  # a zero step is no neighbour: move the first answer
             moved = moved.copy()
             up = base[0] + self.sensitivity <= domain.upper
@@ -525,7 +531,7 @@ class Linf(Relation):
         ]
         return [pair for pair in pairs if not np.array_equal(pair.d0, pair.d1)]
 
-    def strategy(self, domain: Domain):
+    def strategy(self, domain: Domain) -> SearchStrategy[DatasetPair]:
         from hypothesis import strategies as st
 
         from dpfuzz.strategies import datasets

@@ -384,22 +384,22 @@ class AuditReport:
         """A self-contained page: the verdict and what it means, the pair (what differs
         highlighted), the facts, the two output distributions with the event shaded (1-D), the
         privacy profile, the search, and a glossary."""
+        delta = getattr(self.claim, "delta", 0)
         epsilon = (
             "none certified"
             if self.epsilon_lower_bound is None
             else (
                 f"{self.epsilon_lower_bound:.4g}: with confidence {1 - self.beta:g}, the"
-                " mechanism's ε"
-                + ("" if not getattr(self.claim, "delta", 0) else f" at δ = {self.claim.delta:g}")
-                + " is at least this"
+                " mechanism's ε" + ("" if not delta else f" at δ = {delta:g}") + " is at least this"
             )
         )
+        power = self.power_text()
         tested = (
             [
                 ("certified bound", self.certified_text()),
                 ("ε lower bound", epsilon),
-                ("event", self.verification.event),
-                *([("power", self.power_text())] if self.power_text() else []),
+                ("event", self.verification.event or "—"),
+                *([("power", power)] if power else []),
             ]
             if self.tested
             else []
@@ -541,7 +541,7 @@ def html_page(
     headline: str,
     colour: str,
     pair_heading: str,
-    described_pair: tuple[str, str, str],
+    described_pair: list[str],
     facts: list[tuple[str, str]],
     sections: str,
     history: tuple[TrialRecord, ...],
@@ -587,7 +587,10 @@ def html_page(
 
 def environment_versions() -> dict:
     """Versions of Python, the platform and the packages that shape results."""
-    versions = {"python": sys.version.split()[0], "platform": platform.platform()}
+    versions: dict[str, str | None] = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+    }
     for package in ("dpfuzz", "numpy", "scipy", "scikit-learn"):
         try:
             versions[package] = metadata.version(package)

@@ -136,7 +136,7 @@ class AuditSettings:
 
     @classmethod
     def build(
-        cls, settings: AuditSettings | None = None, *, budget: str | None = None, **options
+        cls, settings: AuditSettings | None = None, *, budget: str | None = None, **options: Any
     ) -> AuditSettings:
         """Settings from a base (`settings`, or the named `budget` preset, or the defaults) with
         `options` on top; unknown option names are an error."""

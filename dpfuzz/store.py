@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from dpfuzz.errors import ConfigError
 
@@ -51,7 +52,7 @@ class ResultsStore:
                 f"{self.path} is not a dpfuzz results database ({error}); give the --results"
                 " folder of a campaign, or a new folder."
             ) from None
-        self._lock_file = None
+        self._lock_file: BinaryIO | None = None
         self._locked: set[int] = set()
 
     def _loads(self, text: str, what: str) -> dict:
@@ -99,7 +100,8 @@ class ResultsStore:
             (_now(), json.dumps(config, sort_keys=True)),
         )
         self._connection.commit()
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def runs(self) -> list[dict]:
         rows = self._connection.execute(

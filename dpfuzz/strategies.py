@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # a domain's relation builds its pairs from the strategies he
 def records(domain: Domain) -> st.SearchStrategy[np.ndarray]:
     """One record of the domain (a scalar, or a vector of `domain.dim` coordinates)."""
     low, high = np.atleast_1d(domain.lower), np.atleast_1d(domain.upper)
+    coordinates: list[st.SearchStrategy[int] | st.SearchStrategy[float]]
     if domain.dtype == "int":
         coordinates = [st.integers(int(a), int(b)) for a, b in zip(low, high)]
     else:
@@ -37,7 +38,9 @@ def records(domain: Domain) -> st.SearchStrategy[np.ndarray]:
             st.floats(float(a), float(b), allow_nan=False, allow_infinity=False)
             for a, b in zip(low, high)
         ]
-    record = st.tuples(*coordinates).map(lambda values: np.array(values, dtype=domain.numpy_dtype))
+    record: st.SearchStrategy[np.ndarray] = st.tuples(*coordinates).map(
+        lambda values: np.array(values, dtype=domain.numpy_dtype)
+    )
     return record.map(lambda value: value[0]) if domain.dim is None else record
 
 

@@ -20,10 +20,14 @@ import inspect
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpfuzz.errors import ConfigError, DPFuzzError, InvalidArgument, TargetBuildError
 from dpfuzz.validation import did_you_mean
+
+if TYPE_CHECKING:
+    from dpfuzz.claims import Claim
+    from dpfuzz.domain import Domain
 
 CLAIM_PARAMETERS = ("epsilon", "delta", "alpha")
 
@@ -107,8 +111,8 @@ def resolve(
     *,
     claimed: dict | None = None,
     params: dict | None = None,
-    claim=None,
-    domain=None,
+    claim: Claim | None = None,
+    domain: Domain | None = None,
     per_call: bool = False,
     structured: bool = False,
 ) -> Resolved:

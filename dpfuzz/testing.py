@@ -1,7 +1,9 @@
 """Deprecated: ``dpfuzz.testing.assert_dp`` is ``dpfuzz.assert_dp`` (removed in 0.4)."""
 
+from typing import Any
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> Any:
     if name in ("assert_dp", "DPViolation"):  # deprecated location, kept for one minor release
         import warnings
 

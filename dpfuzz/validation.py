@@ -9,11 +9,14 @@ import difflib
 import math
 import numbers
 from collections.abc import Iterable, Sequence
+from typing import TypeVar, cast
 
 from dpfuzz.errors import InvalidArgument
 
+T = TypeVar("T")
 
-def did_you_mean(value: object, choices: Iterable[str]) -> str:
+
+def did_you_mean(value: object, choices: Iterable[object]) -> str:
     """' Did you mean 'x'?' for a close match among `choices` (ignoring case: 'svt3' finds 'SVT3'),
     else ''."""
     by_lower = {str(choice).lower(): str(choice) for choice in choices}
@@ -38,13 +41,13 @@ def check_keys(given: Iterable[str], known: Sequence[str], where: str) -> None:
         raise InvalidArgument(" ".join(problems))
 
 
-def check_choice(name: str, value: object, choices: Sequence) -> object:
+def check_choice(name: str, value: object, choices: Sequence[T]) -> T:
     if value not in choices:
         listed = ", ".join(repr(choice) for choice in choices)
         raise InvalidArgument(
             f"{name} must be one of {listed}; got {value!r}.{did_you_mean(value, choices)}"
         )
-    return value
+    return cast(T, value)
 
 
 def is_int(value: object) -> bool:
@@ -53,7 +56,7 @@ def is_int(value: object) -> bool:
 
 
 def check_int(name: str, value: object, minimum: int | None = None) -> int:
-    if not is_int(value):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise InvalidArgument(
             f"{name} must be an int, got {value!r} of type {type(value).__name__}."
         )

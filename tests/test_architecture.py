@@ -238,3 +238,37 @@ def test_every_policy_number_says_what_it_trades_and_cites_its_record():
                 assert cited and set(cited) <= records, (
                     f"{policy.__name__}.{name} cites no existing record: {cited}"
                 )
+
+
+def _unannotated(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
+    arguments = function.args
+    named = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+    if method and named and named[0].arg in ("self", "cls"):
+        named = named[1:]
+    starred = [arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    missing = [arg.arg for arg in named + starred if arg.annotation is None]
+    if function.returns is None and function.name != "__init__":
+        missing.append("return")
+    return missing
+
+
+def test_every_public_function_is_fully_annotated():
+    """`py.typed` ships: what users call has types (private names and nested functions aside)."""
+    offenders = []
+
+    def visit(node: ast.AST, path: Path, method: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                dunder = child.name.startswith("__") and child.name.endswith("__")
+                missing = _unannotated(child, method)
+                if (dunder or not child.name.startswith("_")) and missing:
+                    offenders.append(
+                        f"{path.relative_to(ROOT)}:{child.lineno} {child.name} {missing}"
+                    )
+            elif isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
+                visit(child, path, True)
+
+    for path in PACKAGE.rglob("*.py"):
+        if not any(part.startswith("_") and part != "__init__.py" for part in path.parts):
+            visit(ast.parse(path.read_text()), path, False)
+    assert not offenders, "\n".join(offenders)

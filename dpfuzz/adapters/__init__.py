@@ -7,24 +7,30 @@ Each adapter module imports its library on use and lives behind an extra of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, group_claim
 from dpfuzz.domain import Domain
 
+if TYPE_CHECKING:
+    from dpfuzz.mechanism import Mechanism
+    from dpfuzz.report import AuditReport
+
 
 @dataclass(frozen=True)
 class LibraryTarget:
     """What `dpfuzz.audit` needs, read from a library object, and how it was read."""
 
-    mechanism: object
+    mechanism: Mechanism
     claim: Claim
     domain: Domain
     convention: str  # the library's neighbouring relation and the d_in the claim was read at
 
-    def audit(self, **options):
+    def audit(self, **options: Any) -> AuditReport:
         """`dpfuzz.audit(mechanism, claim, domain, **options)`."""
         from dpfuzz.auditing import audit
 
@@ -62,7 +68,7 @@ def stated_claim(epsilon: float, delta: float) -> ApproxDP:
 
 
 def noisy_answer_target(
-    batch,
+    batch: Callable[..., np.ndarray],
     *,
     name: str,
     claim: Claim,
@@ -102,7 +108,7 @@ def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int
     ]
 
 
-def keyed_universe(columns, keys: int) -> list:
+def keyed_universe(columns: Sequence[str], keys: int) -> list:
     """The keys `keyed_rows` can return: (key, column) for each key 0 … `keys` − 1 and each other
     column when one column is ``key``, else the columns."""
     if "key" not in columns:
@@ -110,7 +116,7 @@ def keyed_universe(columns, keys: int) -> list:
     return [(key, column) for key in range(keys) for column in columns if column != "key"]
 
 
-def keyed_rows(columns, rows) -> dict:
+def keyed_rows(columns: Iterable[str], rows: Iterable[Sequence[Any]]) -> dict:
     """A release's result rows as {(key, column): value} when one column is ``key``, else
     {column: value} (empty when no row is released)."""
     columns = list(columns)

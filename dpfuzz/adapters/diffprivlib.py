@@ -32,13 +32,16 @@ float64 and leaks through the low bits: audit with ``arithmetic="float"`` to tes
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, claim_under, noisy_answer_target, stated_claim
 from dpfuzz.claims import PureDP
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
-from dpfuzz.mechanism import per_call
+from dpfuzz.mechanism import PerCallMechanism, per_call
 from dpfuzz.validation import check_choice
 
 CONVENTIONS = {
@@ -59,14 +62,14 @@ CONVENTIONS = {
 
 
 def diffprivlib_tool(
-    function,
+    function: Callable[..., Any],
     *,
     epsilon: float,
     bounds: tuple[float, float],
     relation: str | None = None,
     min_size: int = 1,
     max_size: int = 10,
-    **arguments,
+    **arguments: Any,
 ) -> LibraryTarget:
     """An audit target for a `diffprivlib.tools` function called as
     ``function(dataset, epsilon=epsilon, bounds=bounds, **arguments)`` (histograms:
@@ -109,7 +112,7 @@ def diffprivlib_tool(
 
 
 def diffprivlib_mechanism(
-    mechanism_object, *, answers_range: tuple[float, float] = (-10.0, 10.0)
+    mechanism_object: Any, *, answers_range: tuple[float, float] = (-10.0, 10.0)
 ) -> LibraryTarget:
     """An audit target for a diffprivlib mechanism object (``.randomise(value)``): one query
     answer that moves by at most the mechanism's `sensitivity`; claim (ε, δ) from its fields.
@@ -175,7 +178,7 @@ def diffprivlib_model(
     max_size: int = 6,
     relation: str | None = None,
     public_records: bool = True,
-    **arguments,
+    **arguments: Any,
 ) -> LibraryTarget:
     """An audit target for ``diffprivlib.models.<name>`` fitted on records in [0, 1]^features (a
     class label in {0, 1} or a target in [0, 1] as the last coordinate, where the model takes one),
@@ -191,13 +194,13 @@ def diffprivlib_model(
     import diffprivlib
 
     check_choice("diffprivlib model", name, tuple(MODEL_CONVENTIONS))
-    from dpfuzz.outputs import Model, structured
+    from dpfuzz.outputs import Model, StructuredMechanism, structured
 
     own = MODEL_CONVENTIONS[name]
     relation = relation or own
     label = LABELLED.get(name)
     unit = ([0.0] * features, [1.0] * features)
-    options = {
+    by_model: dict[str, dict[str, Any]] = {
         "LogisticRegression": {"data_norm": float(np.sqrt(features))},
         "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
         "GaussianNB": {"bounds": unit},
@@ -210,7 +213,8 @@ def diffprivlib_model(
             "classes": [0, 1],
             "max_depth": 2,
         },
-    }[name]
+    }
+    options = by_model[name]
     options.update(arguments)
     model_class = getattr(diffprivlib.models, name)
     base = (
@@ -239,6 +243,7 @@ def diffprivlib_model(
             )
         return model
 
+    mechanism: PerCallMechanism | StructuredMechanism
     if name in TREES:
         mechanism = per_call(release)
     elif public_records:

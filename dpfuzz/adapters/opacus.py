@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +38,9 @@ from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice
+
+if TYPE_CHECKING:
+    from dpfuzz.one_run import OneRunRelease
 
 
 def opacus_claim(
@@ -57,7 +62,7 @@ def opacus_claim(
         return ApproxDP(float(book.get_epsilon(delta)), delta)
 
 
-def labelled_one(dataset: np.ndarray):
+def labelled_one(dataset: np.ndarray) -> tuple[Any, Any]:
     """Records as feature rows, every label 1 (the default `to_batch`)."""
     import torch
 
@@ -66,7 +71,7 @@ def labelled_one(dataset: np.ndarray):
 
 
 def opacus_dpsgd(
-    model,
+    model: Any,
     *,
     noise_multiplier: float,
     max_grad_norm: float,
@@ -75,8 +80,8 @@ def opacus_dpsgd(
     steps: int = 1,
     sample_rate: float = 1.0,
     batch_size: float | None = None,
-    loss=None,
-    to_batch=labelled_one,
+    loss: Any = None,
+    to_batch: Callable[[np.ndarray], tuple[Any, Any]] = labelled_one,
     accountant: str = "prv",
     delta: float = 1e-5,
     release: str = "parameters",
@@ -196,7 +201,7 @@ def opacus_one_run(
     delta: float = 1e-5,
     optimizer_noise_multiplier: float | None = None,
     as_gdp: bool = False,
-):
+) -> OneRunRelease:
     """``run(included, rng) -> scores`` for `dpfuzz.audit_one_run`: white-box full-batch DP-SGD in
     Opacus on scikit-learn's breast-cancer data with one Dirac canary per extra input coordinate
     (paper 003 §5.2; the numpy twin is `dpfuzz.catalogue.dpsgd.dpsgd_one_run`). Canary i is the
@@ -244,7 +249,7 @@ def opacus_one_run(
         return scores
 
     claim = opacus_claim(noise_multiplier, 1.0, steps, accountant, delta)
-    run.claim = GaussianDP.from_epsilon(claim.epsilon, delta) if as_gdp else claim
+    run.claim = GaussianDP.from_epsilon(claim.epsilon, delta) if as_gdp else claim  # type: ignore[attr-defined]
     return run
 
 

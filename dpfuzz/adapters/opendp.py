@@ -25,6 +25,7 @@ once per dataset and `noise`, the same noise as a measurement on vectors, on [va
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -44,15 +45,15 @@ ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
 
 
 def opendp_target(
-    measurement,
+    measurement: Any,
     *,
     relation: str | None = None,
     max_size: int = 10,
     answers: int = 1,
     sensitivity: float = 1.0,
     delta: float = 1e-6,
-    transformation=None,
-    noise=None,
+    transformation: Any = None,
+    noise: Any = None,
     name: str | None = None,
     bounds: tuple[float, float] | None = None,
     domain: Domain | None = None,
@@ -68,6 +69,7 @@ def opendp_target(
     as OpenDP prints them).
     """
     metric = _name(measurement.input_metric)
+    d_in: float
     if metric in RECORD_METRICS:
         allowed = RECORD_METRICS[metric]
         size = getattr(measurement.input_domain, "size", None)
@@ -168,10 +170,10 @@ def _mechanism(measurement, scalar_input: bool, transformation, noise):
             " vectors)."
         )
 
-    def release(dataset: np.ndarray, rng: np.random.Generator):
+    def measure(dataset: np.ndarray, rng: np.random.Generator):
         return np.asarray(measurement(as_input(dataset)), dtype=float)
 
-    return per_call(release)
+    return per_call(measure)
 
 
 def _name(descriptor) -> str:

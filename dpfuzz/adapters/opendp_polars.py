@@ -24,6 +24,8 @@ from OpenDP's samplers and cannot be seeded: audits are valid but not bit-reprod
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +45,7 @@ STATISTICS = ("len", "sum", "mean", "median", "quantile")
 
 
 def opendp_polars_query(
-    build,
+    build: Callable[[Any], Any],
     *,
     epsilon: float = 1.0,
     delta: float = 0.0,
@@ -70,7 +72,7 @@ def opendp_polars_query(
     dp.enable_features("contrib")
     contributions = contributions or (1 if identifier else rows)
     unit = dp.unit_of(contributions=contributions, identifier="id" if identifier else None)
-    grouped = {"by": ["key"], "max_length": max_length, "max_groups": keys}
+    grouped: dict[str, Any] = {"by": ["key"], "max_length": max_length, "max_groups": keys}
     margins = [
         dp.polars.Margin(by=[], max_length=max_length),
         dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None),
@@ -134,7 +136,7 @@ def statistic_query(
     bounds: tuple[float, float] = (0.0, 1.0),
     alpha: float = 0.9,
     candidates: int = 11,
-):
+) -> Callable[[Any], Any]:
     """A `build` for `opendp_polars_query`: one of `STATISTICS` of ``value`` (``len`` counts rows),
     over the whole frame (`group_by` "none") or per ``key``: "private" keys are selected by OpenDP's
     threshold, "public" keys 0 … `keys` − 1 are joined (``with_keys``) and all released.
@@ -146,9 +148,11 @@ def statistic_query(
     check_choice("group_by", group_by, ("none", "private", "public"))
     bounds = (float(bounds[0]), float(bounds[1]))
     grid = np.linspace(*bounds, candidates).tolist()
-    value = pl.col("value").fill_null(bounds[0])
+    # OpenDP registers the `dp` namespace on polars expressions at run time
+    value: Any = pl.col("value").fill_null(bounds[0])
+    counted: Any = pl.len()
     expression = {
-        "len": lambda: pl.len().dp.noise(),
+        "len": lambda: counted.dp.noise(),
         "sum": lambda: value.dp.sum(bounds),
         "mean": lambda: value.dp.mean(bounds),
         "median": lambda: value.dp.median(grid),
@@ -165,7 +169,7 @@ def statistic_query(
         if group_by == "none":
             return query.select(expression())
         # selects the keys
-        count = [pl.len().dp.noise()] if group_by == "private" and statistic != "len" else []
+        count = [counted.dp.noise()] if group_by == "private" and statistic != "len" else []
         grouped = query.group_by("key").agg(*count, expression())
         return (
             grouped.with_keys(pl.LazyFrame({"key": list(range(keys))}))

@@ -22,6 +22,8 @@ bit-reproducible.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
@@ -58,7 +60,7 @@ def pipelinedp_aggregate(
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
-    **parameters,
+    **parameters: Any,
 ) -> LibraryTarget:
     """`DPEngine.aggregate` of `metrics` (names of ``pipeline_dp.Metrics``: COUNT, PRIVACY_ID_COUNT,
     SUM, MEAN, VARIANCE, or "PERCENTILE(50)") with `noise` ("laplace", "gaussian"), one partition
@@ -135,7 +137,7 @@ def pipelinedp_select_partitions(
     rows: int = 1,
     max_partitions_contributed: int = 1,
     max_size: int = 40,
-    **parameters,
+    **parameters: Any,
 ) -> LibraryTarget:
     """`DPEngine.select_partitions` by `strategy`: the set of partitions released, each privacy ID
     held to `max_partitions_contributed` partitions; `parameters` go to ``SelectPartitionsParams``.

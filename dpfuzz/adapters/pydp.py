@@ -20,6 +20,7 @@ but not bit-reproducible, and the report says so. Its noise is snapped to a powe
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from dpfuzz.validation import check_choice
 
 
 def pydp_algorithm(
-    algorithm,
+    algorithm: Any,
     *,
     epsilon: float,
     delta: float = 0.0,
@@ -40,7 +41,7 @@ def pydp_algorithm(
     relation: str = "add_remove",
     min_size: int = 0,
     max_size: int = 10,
-    **arguments,
+    **arguments: Any,
 ) -> LibraryTarget:
     """An audit target for a python-dp algorithm class (e.g.
     ``pydp.algorithms.laplacian.BoundedSum``), built per release as ``algorithm(epsilon=…, delta=…,
@@ -101,7 +102,7 @@ def _unit(linf_sensitivity) -> int:
 
 
 def pydp_mechanism(
-    mechanism_object,
+    mechanism_object: Any,
     *,
     answers_range: tuple[float, float] = (-10.0, 10.0),
     sensitivity: float | None = None,

@@ -26,6 +26,8 @@ OpenDP's samplers and cannot be seeded: audits are valid but not bit-reproducibl
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from dpfuzz.adapters import (
@@ -60,7 +62,7 @@ def smartnoise_query(
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
-    **table,
+    **table: Any,
 ) -> LibraryTarget:
     """`PrivateReader.execute(query)` over the table ``T.T`` with `Privacy(epsilon, delta)`
     (SmartNoise's own mechanisms: discrete Laplace for counts, Laplace for float sums). `table` sets
@@ -154,5 +156,5 @@ def memoize_noise_scales() -> None:
             search(self)
             _SCALES[key] = self.scale
 
-        compute.memoized = True
+        compute.memoized = True  # type: ignore[attr-defined]
         kind._compute_noise_scale = compute

@@ -9,6 +9,7 @@ the config with ``truth = "violates"`` and say here what is wrong.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from dpfuzz.adapters import LibraryTarget
 from dpfuzz.errors import InvalidArgument, LibraryMissing
@@ -76,7 +77,7 @@ def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
 
 
 def opendp_polars(
-    statistic: str = "sum", group_by: str = "none", truncate: bool = False, **options
+    statistic: str = "sum", group_by: str = "none", truncate: bool = False, **options: Any
 ) -> LibraryTarget:
     """OpenDP's Context API over Polars: one statistic of the values, ungrouped or per key
     (`dpfuzz.adapters.opendp_polars`)."""
@@ -92,7 +93,7 @@ def opendp_polars(
 
 # -- diffprivlib --------------------------------------------------------------------------------
 def diffprivlib_tool_release(
-    tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments
+    tool: str = "mean", epsilon: float = 1.0, relation: str | None = None, **arguments: Any
 ) -> LibraryTarget:
     """`diffprivlib.tools.<tool>` on records in [0, 1]; `relation="add_remove"` for the mean is
     the misuse: it divides by the actual n, which add/remove reveals."""
@@ -118,7 +119,7 @@ def diffprivlib_laplace(epsilon: float = 1.0) -> LibraryTarget:
 
 
 def diffprivlib_mechanism_release(
-    mechanism: str = "Laplace", epsilon: float = 1.0, **arguments
+    mechanism: str = "Laplace", epsilon: float = 1.0, **arguments: Any
 ) -> LibraryTarget:
     """`diffprivlib.mechanisms.<mechanism>(epsilon=epsilon, sensitivity=1, **arguments)` on answers
     in [−10, 10] (bounded mechanisms: give ``lower=-10, upper=10``)."""
@@ -138,7 +139,7 @@ def diffprivlib_model_release(
     model: str = "LogisticRegression",
     epsilon: float = 1.0,
     relation: str | None = None,
-    **arguments,
+    **arguments: Any,
 ) -> LibraryTarget:
     """`diffprivlib.models.<model>` fitted on up to 6 records in [0, 1]², releasing its parameters
     (`dpfuzz.adapters.diffprivlib.diffprivlib_model`)."""
@@ -150,7 +151,10 @@ def diffprivlib_model_release(
 
 # -- python-dp ----------------------------------------------------------------------------------
 def pydp_release(
-    algorithm: str = "BoundedSum", epsilon: float = 1.0, relation: str = "add_remove", **arguments
+    algorithm: str = "BoundedSum",
+    epsilon: float = 1.0,
+    relation: str = "add_remove",
+    **arguments: Any,
 ) -> LibraryTarget:
     """`pydp.algorithms.laplacian.<algorithm>` on records in [−1, 1] (Count: {0, 1}), up to 5
     records; `arguments` go to the algorithm (e.g. ``percentile=0.5`` for Percentile)."""
@@ -200,7 +204,9 @@ def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -
     return pydp_mechanism(mechanisms.LaplaceMechanism(epsilon, 1.0), sensitivity=query_sensitivity)
 
 
-def pydp_partition_selection(strategy: str = "truncated_geometric", **options) -> LibraryTarget:
+def pydp_partition_selection(
+    strategy: str = "truncated_geometric", **options: Any
+) -> LibraryTarget:
     """python-dp's partition selection by `strategy` (`dpfuzz.adapters.pydp`)."""
     _library("pydp.algorithms.partition_selection", "pydp")
     from dpfuzz.adapters.pydp import pydp_partition_selection as selection
@@ -209,7 +215,7 @@ def pydp_partition_selection(strategy: str = "truncated_geometric", **options) -
 
 
 # -- PipelineDP ---------------------------------------------------------------------------------
-def pipelinedp_aggregate(metrics: list | tuple = ("COUNT",), **options) -> LibraryTarget:
+def pipelinedp_aggregate(metrics: list | tuple = ("COUNT",), **options: Any) -> LibraryTarget:
     """`DPEngine.aggregate` of `metrics` on the local backend (`dpfuzz.adapters.pipelinedp`)."""
     _library("pipeline_dp", "pipelinedp")
     from dpfuzz.adapters.pipelinedp import pipelinedp_aggregate as aggregate
@@ -217,7 +223,9 @@ def pipelinedp_aggregate(metrics: list | tuple = ("COUNT",), **options) -> Libra
     return aggregate(tuple(metrics), **options)
 
 
-def pipelinedp_select_partitions(strategy: str = "truncated_geometric", **options) -> LibraryTarget:
+def pipelinedp_select_partitions(
+    strategy: str = "truncated_geometric", **options: Any
+) -> LibraryTarget:
     """`DPEngine.select_partitions` by `strategy` (`dpfuzz.adapters.pipelinedp`)."""
     _library("pipeline_dp", "pipelinedp")
     from dpfuzz.adapters.pipelinedp import pipelinedp_select_partitions as select
@@ -250,7 +258,7 @@ def opacus_step(
 
 
 # -- SmartNoise SQL (its own environment: it pins opendp 0.14) ----------------------------------
-def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options) -> LibraryTarget:
+def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options: Any) -> LibraryTarget:
     """`PrivateReader.execute(query)` over pandas (`dpfuzz.adapters.smartnoise`)."""
     _library("snsql", "smartnoise")
     from dpfuzz.adapters.smartnoise import smartnoise_query as private_query
@@ -259,7 +267,7 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options) ->
 
 
 # -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------
-def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options) -> LibraryTarget:
+def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options: Any) -> LibraryTarget:
     """DP-SGD steps in jax-privacy, full-batch or Poisson-sampled (`dpfuzz.adapters.jaxprivacy`)."""
     _library("jax_privacy", "jaxprivacy")
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
@@ -268,7 +276,7 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options) -> LibraryTa
 
 
 # -- Tumult Analytics (its own environment: it pins numpy 1.26, pandas 1.5, PySpark 3.5) --------
-def tumult_query(statistic: str = "count", **options) -> LibraryTarget:
+def tumult_query(statistic: str = "count", **options: Any) -> LibraryTarget:
     """A Tumult Analytics query on a local Spark session (`dpfuzz.adapters.tumult`)."""
     _library("tmlt.analytics", "tumult")
     from dpfuzz.adapters.tumult import tumult_query as query

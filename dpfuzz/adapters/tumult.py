@@ -27,7 +27,7 @@ from collections import OrderedDict
 import numpy as np
 
 from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows
-from dpfuzz.claims import ApproxDP, PureDP, ZeroConcentratedDP
+from dpfuzz.claims import ApproxDP, Claim, PureDP, ZeroConcentratedDP
 from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice, check_int
 
@@ -76,6 +76,7 @@ def tumult_query(
 
     spark = _spark()
     low, high = float(bounds[0]), float(bounds[1])
+    claim: Claim
     if rho is not None:
         budget, claim = RhoZCDPBudget(rho), ZeroConcentratedDP(rho)
         unlimited = RhoZCDPBudget(float("inf"))

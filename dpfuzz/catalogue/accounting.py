@@ -5,10 +5,12 @@ dp-accounting is imported when a claim is first computed, not with the catalogue
 
 from __future__ import annotations
 
+from typing import Any
+
 from dpfuzz.claims import RenyiDP
 
 
-def renyi_claim(event, alpha: float) -> RenyiDP:
+def renyi_claim(event: Any, alpha: float) -> RenyiDP:
     """(α, ε)-RDP of a dp-accounting `event` under add/remove-one neighbours (RdpAccountant at order
     α)."""
     import dp_accounting
@@ -21,14 +23,14 @@ def renyi_claim(event, alpha: float) -> RenyiDP:
     return RenyiDP(alpha, float(accountant.rdp[0]))
 
 
-def gaussian_steps(noise_multiplier: float, steps: int):
+def gaussian_steps(noise_multiplier: float, steps: int) -> Any:
     """`steps` Gaussian mechanisms of sensitivity 1 and noise σ = noise_multiplier."""
     import dp_accounting
 
     return dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(noise_multiplier), steps)
 
 
-def poisson_gaussian_steps(rate: float, noise_multiplier: float, steps: int):
+def poisson_gaussian_steps(rate: float, noise_multiplier: float, steps: int) -> Any:
     """`steps` Poisson-subsampled (rate q) Gaussian mechanisms."""
     import dp_accounting
 

@@ -21,12 +21,13 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 
-def laplace_sum(epsilon: float):
+def laplace_sum(epsilon: float) -> Mechanism:
     epsilon = positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -48,7 +49,7 @@ Laplace = CatalogueEntry(
 )
 
 
-def truncated_geometric(epsilon: float, n_max: int):
+def truncated_geometric(epsilon: float, n_max: int) -> Mechanism:
     alpha = np.exp(-positive("epsilon", epsilon))
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -88,7 +89,7 @@ def geo_sample_cdf(epsilon: float, n: int, count: int) -> np.ndarray:
     return np.array(below + above + [d], dtype=np.int64)
 
 
-def geo_sample(epsilon: float, n: int):
+def geo_sample(epsilon: float, n: int) -> Mechanism:
     cdfs = [geo_sample_cdf(epsilon, n, count) for count in range(n + 1)]
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

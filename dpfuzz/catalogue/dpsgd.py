@@ -32,10 +32,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, GaussianDP
+from dpfuzz.claims import ApproxDP, Claim, GaussianDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
+from dpfuzz.one_run import OneRunRelease
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -83,7 +85,7 @@ def logistic_gradients(theta: np.ndarray, features: np.ndarray, labels: np.ndarr
     return ((1.0 / (1.0 + np.exp(-margins))) - labels)[..., None] * features[None, :, :]
 
 
-def dpsgd(noise_multiplier: float, steps: int, release: str, bug: str | None):
+def dpsgd(noise_multiplier: float, steps: int, release: str, bug: str | None) -> Mechanism:
     sigma = positive("noise_multiplier", noise_multiplier)
     if release not in ("white_box", "black_box"):
         raise InvalidArgument(f"release must be 'white_box' or 'black_box', got {release!r}.")
@@ -128,7 +130,7 @@ BUG_NOTES = {
 }
 
 
-def dpsgd_claim(noise_multiplier: float, steps: int, release: str, guarantee: str):
+def dpsgd_claim(noise_multiplier: float, steps: int, release: str, guarantee: str) -> Claim:
     """The accountant's (ε, δ = 10⁻⁵), or (``guarantee="gdp"``) the exact √T/σ-GDP."""
     if guarantee == "gdp":
         return GaussianDP(math.sqrt(steps) / noise_multiplier)
@@ -220,7 +222,7 @@ def breast_cancer() -> tuple[np.ndarray, np.ndarray]:
 
 def dpsgd_one_run(
     noise_multiplier: float, steps: int, bug: str | None = None, learning_rate: float = 0.5
-):
+) -> OneRunRelease:
     """``run(included, rng) -> scores`` for `audit_one_run`: white-box DP-SGD with one Dirac
     canary coordinate per canary (module docstring). ``run.claim`` is the √T/σ-GDP the accountant
     gives the correct algorithm."""
@@ -246,5 +248,5 @@ def dpsgd_one_run(
             scores += noisy_gradient(canaries, sigma, CLIP, batch, rng, bug, last)[:, 0]
         return scores
 
-    run.claim = GaussianDP(math.sqrt(steps) / sigma)
+    run.claim = GaussianDP(math.sqrt(steps) / sigma)  # type: ignore[attr-defined]
     return run

@@ -35,8 +35,8 @@ class Truth:
     note: str = ""
 
     def to_dict(self) -> dict:
-        true_epsilon = self.true_epsilon
-        if true_epsilon is not None and math.isinf(true_epsilon):
+        true_epsilon: float | str | None = self.true_epsilon
+        if self.true_epsilon is not None and math.isinf(self.true_epsilon):
             true_epsilon = "inf"
         return {"satisfies": self.satisfies, "true_epsilon": true_epsilon, "note": self.note}
 
@@ -87,9 +87,9 @@ class CatalogueEntry:
     def __call__(self, **params: Any) -> Mechanism:
         params = self.params(**params)
         mechanism = self.build(**params)
-        mechanism.name = self.name
+        mechanism.name = self.name  # type: ignore[attr-defined]
         if self.describe_output is not None:
-            mechanism.describe_output = self.describe_output
+            mechanism.describe_output = self.describe_output  # type: ignore[attr-defined]
         return mechanism
 
     def claim(self, **params: Any) -> Claim:

@@ -18,7 +18,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
-from dpfuzz.mechanism import per_call
+from dpfuzz.mechanism import Mechanism, per_call
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -29,7 +29,7 @@ def _refuse_out_of_range(dataset: np.ndarray, bound: float) -> None:
         raise ValueError(f"a record exceeds the declared bound {bound:g}")
 
 
-def bounded_sum(epsilon: float, bound: float, clamp: bool):
+def bounded_sum(epsilon: float, bound: float, clamp: bool) -> Mechanism:
     """ΣX + Lap(bound/ε) over records clamped to [0, bound] (`clamp`), or refused above it."""
     scale = positive("bound", bound) / positive("epsilon", epsilon)
 

@@ -20,6 +20,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -28,7 +29,7 @@ DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=1)
 WITNESS = DatasetPair(np.array([]), np.array([1.0]))
 
 
-def naive_float_laplace(epsilon: float):
+def naive_float_laplace(epsilon: float) -> Mechanism:
     scale = 1.0 / positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -45,7 +46,7 @@ def full_precision_uniform(num_samples: int, rng: np.random.Generator) -> np.nda
     return np.ldexp(1.0 + mantissa / 2.0**52, -exponent)
 
 
-def snapping_laplace(epsilon: float, bound: float):
+def snapping_laplace(epsilon: float, bound: float) -> Mechanism:
     lam = 1.0 / positive("epsilon", epsilon)
     grid = 2.0 ** math.ceil(math.log2(lam))
 

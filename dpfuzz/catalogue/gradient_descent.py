@@ -19,11 +19,14 @@ right when each step adds N(0, (σG)²) to a sum of per-example gradients clippe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from dpfuzz.claims import RenyiDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim
@@ -36,7 +39,12 @@ def _claim(sigma: float, steps: int, alpha: float, **_) -> RenyiDP:
     return renyi_claim(gaussian_steps(positive("sigma", sigma), steps), alpha)
 
 
-def gradient_descent(update, theta0: float, lr: float, steps: int):
+def gradient_descent(
+    update: Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray],
+    theta0: float,
+    lr: float,
+    steps: int,
+) -> Mechanism:
     """Trajectory sampler: θ ← θ − lr · update(θ, dataset, rng) for each sample in bulk."""
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -51,7 +59,7 @@ def gradient_descent(update, theta0: float, lr: float, steps: int):
     return mechanism
 
 
-def scaled_gd(sigma: float, steps: int, alpha: float, s: float):
+def scaled_gd(sigma: float, steps: int, alpha: float, s: float) -> Mechanism:
     noise = positive("s", s) * positive("sigma", sigma) * CLIP
 
     def update(theta, records, rng):
@@ -61,7 +69,7 @@ def scaled_gd(sigma: float, steps: int, alpha: float, s: float):
     return gradient_descent(update, theta0=-5.0, lr=0.1, steps=steps)
 
 
-def microbatch_gd(sigma: float, steps: int, alpha: float):
+def microbatch_gd(sigma: float, steps: int, alpha: float) -> Mechanism:
     noise = positive("sigma", sigma) * CLIP
 
     def update(theta, records, rng):
@@ -74,7 +82,7 @@ def microbatch_gd(sigma: float, steps: int, alpha: float):
     return gradient_descent(update, theta0=0.0, lr=0.05, steps=steps)
 
 
-def average_then_clip_gd(sigma: float, steps: int, alpha: float):
+def average_then_clip_gd(sigma: float, steps: int, alpha: float) -> Mechanism:
     sigma = positive("sigma", sigma)
 
     def update(theta, records, rng):

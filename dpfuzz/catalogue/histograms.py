@@ -16,12 +16,13 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 
-def noisy_histogram(epsilon: float, bins: int, scale: float):
+def noisy_histogram(epsilon: float, bins: int, scale: float) -> Mechanism:
     if int(bins) != bins or bins < 1:
         raise InvalidArgument(f"bins must be a positive int, got {bins!r}.")
     bins, scale = int(bins), positive("noise scale", scale)

@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -26,7 +28,7 @@ BIT = Domain(low=0, high=1, min_size=1, max_size=1, relation="substitute", dtype
 BIT_WITNESS = DatasetPair(np.array([0]), np.array([1]))
 
 
-def randomized_response(epsilon: float, factor: float = 1.0):
+def randomized_response(epsilon: float, factor: float = 1.0) -> Mechanism:
     keep = math.exp(factor * positive("epsilon", epsilon))
     keep = keep / (1 + keep)
 
@@ -72,7 +74,9 @@ def bloom_bits(values: int, m: int, h: int) -> np.ndarray:
     return np.array([table.choice(m, size=h, replace=False) for _ in range(values)])
 
 
-def rappor(f: float, p: float, q: float, h: int, m: int, values: int, instantaneous: bool):
+def rappor(
+    f: float, p: float, q: float, h: int, m: int, values: int, instantaneous: bool
+) -> Mechanism:
     positions = bloom_bits(values, m, h)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -87,11 +91,11 @@ def rappor(f: float, p: float, q: float, h: int, m: int, values: int, instantane
     return mechanism
 
 
-def one_time_epsilon(f: float, h: int, **_) -> float:
+def one_time_epsilon(f: float, h: int, **_: Any) -> float:
     return 2 * h * math.log((1 - f / 2) / (f / 2))
 
 
-def rappor_epsilon(f: float, p: float, q: float, h: int, **_) -> float:
+def rappor_epsilon(f: float, p: float, q: float, h: int, **_: Any) -> float:
     q_star = f / 2 * (p + q) + (1 - f) * q
     p_star = f / 2 * (p + q) + (1 - f) * p
     return h * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))

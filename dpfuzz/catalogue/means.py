@@ -30,10 +30,11 @@ import math
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
+from dpfuzz.claims import ApproxDP, Claim, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .accounting import gaussian_steps, renyi_claim
@@ -46,7 +47,7 @@ def _noisy_count(n: int, epsilon: float, num_samples: int, rng: np.random.Genera
     return np.maximum(1e-12, n + rng.laplace(0.0, 2.0 / epsilon, size=num_samples))
 
 
-def dp_laplace_mean(epsilon: float):
+def dp_laplace_mean(epsilon: float) -> Mechanism:
     epsilon = positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -58,7 +59,7 @@ def dp_laplace_mean(epsilon: float):
     return mechanism
 
 
-def non_dp_laplace_mean1(epsilon: float):
+def non_dp_laplace_mean1(epsilon: float) -> Mechanism:
     epsilon = positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -68,7 +69,7 @@ def non_dp_laplace_mean1(epsilon: float):
     return mechanism
 
 
-def non_dp_laplace_mean2(epsilon: float):
+def non_dp_laplace_mean2(epsilon: float) -> Mechanism:
     epsilon = positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -131,7 +132,7 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
     return math.sqrt(2 * math.log(1.25 / (delta / 2))) / half
 
 
-def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: float):
+def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: float) -> Claim:
     """(ε, δ) as stated; the RDP at α of the two Gaussian releases (dp-accounting, RDP
     accountant); or what the two releases (sum, n) are exactly, a Gaussian mechanism of ℓ2
     sensitivity √2 under add/remove of a record in [0, 1]: √2/σ-GDP (``"gdp"``) and
@@ -150,7 +151,9 @@ def gaussian_mean_claim(epsilon: float, delta: float, guarantee: str, alpha: flo
     )
 
 
-def gaussian_mean(kind: str, epsilon: float, delta: float, guarantee: str, alpha: float):
+def gaussian_mean(
+    kind: str, epsilon: float, delta: float, guarantee: str, alpha: float
+) -> Mechanism:
     sigma = gaussian_sigma(epsilon, delta)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -229,7 +232,7 @@ NonDPGaussianMean2 = _gaussian_entry(
 )
 
 
-def two_budget_mean(epsilon: float):
+def two_budget_mean(epsilon: float) -> Mechanism:
     scale = 1.0 / positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

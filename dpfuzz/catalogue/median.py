@@ -17,12 +17,15 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 
-def interval_weights(dataset: np.ndarray, epsilon: float, sensitivity_factor: float):
+def interval_weights(
+    dataset: np.ndarray, epsilon: float, sensitivity_factor: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Interval edges and the probability of each interval (exact)."""
     points = np.sort(np.asarray(dataset, dtype=float))
     edges = np.concatenate([[0.0], points, [1.0]])
@@ -33,7 +36,7 @@ def interval_weights(dataset: np.ndarray, epsilon: float, sensitivity_factor: fl
     return edges, weights / weights.sum()
 
 
-def exponential_median(epsilon: float, sensitivity_factor: float = 0.5):
+def exponential_median(epsilon: float, sensitivity_factor: float = 0.5) -> Mechanism:
     epsilon = positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -36,7 +37,7 @@ _NOISE = {
 }
 
 
-def noisy_max(noise: str, output: str, epsilon: float):
+def noisy_max(noise: str, output: str, epsilon: float) -> Mechanism:
     scale = 2.0 / positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

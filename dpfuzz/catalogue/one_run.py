@@ -15,35 +15,36 @@ from __future__ import annotations
 import numpy as np
 
 from dpfuzz.claims import GaussianDP, PureDP
+from dpfuzz.one_run import OneRunRelease
 
 from ._checks import positive
 
 
-def gaussian_canaries(mu: float):
+def gaussian_canaries(mu: float) -> OneRunRelease:
     scale = 1.0 / positive("mu", mu)
 
     def run(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return included + rng.normal(0.0, scale, len(included))
 
-    run.claim = GaussianDP(mu)
+    run.claim = GaussianDP(mu)  # type: ignore[attr-defined]
     return run
 
 
-def laplace_canaries(epsilon: float):
+def laplace_canaries(epsilon: float) -> OneRunRelease:
     scale = 1.0 / positive("epsilon", epsilon)
 
     def run(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return included + rng.laplace(0.0, scale, len(included))
 
-    run.claim = PureDP(epsilon)
+    run.claim = PureDP(epsilon)  # type: ignore[attr-defined]
     return run
 
 
-def randomized_response_canaries(epsilon: float):
+def randomized_response_canaries(epsilon: float) -> OneRunRelease:
     keep = np.exp(positive("epsilon", epsilon)) / (1.0 + np.exp(epsilon))
 
     def run(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return np.where(rng.random(len(included)) < keep, included, ~included).astype(float)
 
-    run.claim = PureDP(epsilon)
+    run.claim = PureDP(epsilon)  # type: ignore[attr-defined]
     return run

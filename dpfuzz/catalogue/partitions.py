@@ -24,6 +24,7 @@ import numpy as np
 from dpfuzz.claims import ApproxDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 from dpfuzz.outputs import Keyed, OutputWords
 
 from ._checks import positive
@@ -35,7 +36,7 @@ KEY_DOMAIN = Domain(
 )
 
 
-def partition_counts(epsilon: float, delta: float, thresholded: bool):
+def partition_counts(epsilon: float, delta: float, thresholded: bool) -> Mechanism:
     epsilon, delta = positive("epsilon", epsilon), positive("delta", delta)
     threshold = 1 + math.log(1 / (2 * delta)) / epsilon if thresholded else 0.0
     words = Keyed(keys=list(range(KEYS)))
@@ -49,7 +50,7 @@ def partition_counts(epsilon: float, delta: float, thresholded: bool):
         outputs[:, 1 : 2 * KEYS : 2] = np.where(released, noisy, 0.0)
         return outputs
 
-    mechanism.describe_output = OutputWords(words)
+    mechanism.describe_output = OutputWords(words)  # type: ignore[attr-defined]
     return mechanism
 
 

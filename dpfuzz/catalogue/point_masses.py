@@ -17,6 +17,7 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -24,7 +25,7 @@ from .entry import CatalogueEntry, Truth
 SUM_DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=10, relation="add_remove")
 
 
-def laplace_with_fallback(epsilon: float, leak: float):
+def laplace_with_fallback(epsilon: float, leak: float) -> Mechanism:
     epsilon, leak = positive("epsilon", epsilon), positive("leak", leak)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -35,7 +36,7 @@ def laplace_with_fallback(epsilon: float, leak: float):
     return mechanism
 
 
-def clamped_laplace(epsilon: float, top: float):
+def clamped_laplace(epsilon: float, top: float) -> Mechanism:
     epsilon, top = positive("epsilon", epsilon), positive("top", top)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -19,12 +19,14 @@ while moving half of them up and half down makes distance 0 possible); iSVT3 is 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -36,15 +38,16 @@ EXPECTED = np.arange(QUERIES) < QUERIES // 2  # StatDP's pattern: first half ⊤
 
 def _noise(name: str, epsilon: float) -> dict:
     epsilon = positive("epsilon", epsilon)
-    return {
+    variants: dict[str, dict[str, Any]] = {
         "iSVT1": dict(rho_scale=2 / epsilon, nu_scale=None, cutoff=None),
         "iSVT2": dict(rho_scale=2 / epsilon, nu_scale=2 / epsilon, cutoff=None),
         "iSVT3": dict(rho_scale=4 / epsilon, nu_scale=4 / (3 * epsilon), cutoff=N),
         "iSVT4": dict(rho_scale=2 / epsilon, nu_scale=2 * N / epsilon, cutoff=N, release="noisy"),
-    }[name]
+    }
+    return variants[name]
 
 
-def build(name: str, epsilon: float):
+def build(name: str, epsilon: float) -> Mechanism:
     settings = _noise(name, epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -12,12 +12,13 @@ import numpy as np
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
 
 
-def prefix_sum(epsilon: float, k: int):
+def prefix_sum(epsilon: float, k: int) -> Mechanism:
     scale = 1.0 / positive("epsilon", epsilon)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

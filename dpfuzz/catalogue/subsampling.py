@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from dpfuzz.claims import RenyiDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .accounting import poisson_gaussian_steps, renyi_claim
@@ -33,11 +35,13 @@ DOMAIN = Domain(low=0.0, high=1.0, min_size=0, max_size=8)
 WITNESS = DatasetPair(np.array([]), np.array([1.0]))
 
 
-def poisson_claim(q: float, sigma: float, steps: int, alpha: float, **_) -> RenyiDP:
+def poisson_claim(q: float, sigma: float, steps: int, alpha: float, **_: Any) -> RenyiDP:
     return renyi_claim(poisson_gaussian_steps(q, positive("sigma", sigma), steps), alpha)
 
 
-def poisson_subsampled_gaussian(q: float, sigma: float, steps: int, alpha: float, group: int = 1):
+def poisson_subsampled_gaussian(
+    q: float, sigma: float, steps: int, alpha: float, group: int = 1
+) -> Mechanism:
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
         records = np.asarray(dataset, dtype=float)
         copies = rng.binomial(group, q, size=(num_samples, steps, len(records)))
@@ -46,7 +50,7 @@ def poisson_subsampled_gaussian(q: float, sigma: float, steps: int, alpha: float
     return mechanism
 
 
-def shuffled_batches(q: float, sigma: float, steps: int, alpha: float, batch: int):
+def shuffled_batches(q: float, sigma: float, steps: int, alpha: float, batch: int) -> Mechanism:
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
         records = np.asarray(dataset, dtype=float)
         size = min(batch, len(records))

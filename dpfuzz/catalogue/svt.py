@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.mechanism import Mechanism
 
 from ._checks import positive
 from .entry import CatalogueEntry, Truth
@@ -115,7 +117,7 @@ def _variant(name: str, epsilon: float, c: int) -> dict:
     """Noise scales of each variant for claimed ε (Δ = 1)."""
     epsilon = positive("epsilon", epsilon)
     half = epsilon / 2
-    return {
+    variants: dict[str, dict[str, Any]] = {
         "SVT1": dict(rho_scale=1 / half, nu_scale=2 * c / half, cutoff=c),
         "SVT2": dict(rho_scale=c / half, nu_scale=2 * c / half, cutoff=c, resample_rho=True),
         "SVT3": dict(rho_scale=1 / half, nu_scale=c / half, cutoff=c, release="noisy"),
@@ -129,10 +131,11 @@ def _variant(name: str, epsilon: float, c: int) -> dict:
             release="fresh",
             release_scale=3 * c / epsilon,
         ),
-    }[name]
+    }
+    return variants[name]
 
 
-def build(name: str, epsilon: float, c: int, form: str, t: float):
+def build(name: str, epsilon: float, c: int, form: str, t: float) -> Mechanism:
     settings = _variant(name, epsilon, c)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -143,7 +146,7 @@ def build(name: str, epsilon: float, c: int, form: str, t: float):
     return mechanism
 
 
-def build_svt34(epsilon: float, c: int, form: str, t: float):
+def build_svt34(epsilon: float, c: int, form: str, t: float) -> Mechanism:
     svt3, svt4 = build("SVT3", epsilon, c, form, t), build("SVT4", epsilon, c, form, t)
 
     def mechanism(dataset: np.ndarray, num_samples: int, rng: np.random.Generator) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 
 from dpfuzz.claims import PureDP
 from dpfuzz.datasets import DatasetPair
+from dpfuzz.mechanism import Mechanism
 from dpfuzz.validation import check_int
 
 from ._checks import positive
@@ -37,7 +38,7 @@ def truncated_laplace_noise(
     return np.where(u < 0.5, scale * np.log(2.0 * u), -scale * np.log(2.0 * (1.0 - u)))
 
 
-def truncated_coordinate_laplace(epsilon: float, dim: int, cut: float):
+def truncated_coordinate_laplace(epsilon: float, dim: int, cut: float) -> Mechanism:
     epsilon, cut = positive("epsilon", epsilon), positive("cut", cut)
     dim = check_int("dim", dim, minimum=1)
     scale = dim / epsilon
@@ -51,7 +52,7 @@ def truncated_coordinate_laplace(epsilon: float, dim: int, cut: float):
     return mechanism
 
 
-def clamped_laplace_vector(epsilon: float, dim: int, top: float):
+def clamped_laplace_vector(epsilon: float, dim: int, top: float) -> Mechanism:
     epsilon, top = positive("epsilon", epsilon), positive("top", top)
     dim = check_int("dim", dim, minimum=1)
 

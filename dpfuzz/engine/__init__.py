@@ -23,6 +23,7 @@ Names are imported on first use, so importing the engine loads nothing heavy.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 _EXPORTS = {
     "AuditPolicy": "dpfuzz.engine.policy",
@@ -39,7 +40,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'dpfuzz.engine' has no attribute {name!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class FreshOutputs:
         events: tuple,
         chunk_values: int,
         keep: int,
-        client=None,
+        client: Any = None,
         switch_interval: float = 0.1,
     ):
         self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
@@ -110,6 +111,7 @@ class FreshOutputs:
         )
         if self.counting and self.entropy is None:
             self.entropy = int(rng.integers(2**63))
+        entropy = self.entropy or 0  # set when counting, unused otherwise
         if self.counting and self.client is not None and budget.output_shape is not None:
             return self._draw_on_cluster(budget, pair, count, chunk, deadline, floor)
         drawn, began = 0, clock.now()
@@ -120,9 +122,7 @@ class FreshOutputs:
                 if size <= 0:
                     self.cut = True
                     return
-            generators = (
-                chunk_generators(self.entropy, self.chunks) if self.counting else (rng, rng)
-            )
+            generators = chunk_generators(entropy, self.chunks) if self.counting else (rng, rng)
             self.chunks += 1
             # the deadline is hard: what the clock leaves of a chunk, the same number on both sides
             try:
@@ -173,6 +173,7 @@ class FreshOutputs:
         """`count` more outputs per side, drawn and counted on the client's workers in the chunks
         this process would draw; with a `deadline`, the chunks finished by then (and, unless the
         budget's deadline is hard, at least `floor` outputs per side in all)."""
+        assert budget.output_shape is not None and self.entropy is not None  # as `draw` checks
         scalar = int(np.prod(budget.output_shape)) == 1
         sizes, keeps = chunks_for(count, chunk, self.count, self.keep, scalar)
         job = CountingJob(
@@ -231,17 +232,19 @@ class FreshOutputs:
         second (the reverse) with P = D1's."""
         share = beta / len(self.events)
         if not self.counting:
-            kept = self.kept()
+            p, q = self.kept()
             return [
-                self.tester.evaluate(event, *(kept[::-1] if direction else kept), claim, share)
+                self.tester.evaluate(event, *((q, p) if direction else (p, q)), claim, share)
                 for direction, event in enumerate(self.events)
             ]
         results = []
         for direction, (event, counts) in enumerate(zip(self.events, self.event_counts)):
-            sides = [(count, self.count) for count in (counts[::-1] if direction else counts)]
+            k_p, k_q = counts[::-1] if direction else counts
             results.append(
                 replace(
-                    self.tester.certify_counts(event, *sides, claim, share),
+                    self.tester.certify_counts(
+                        event, (k_p, self.count), (k_q, self.count), claim, share
+                    ),
                     seconds=self.counting_seconds,
                 )
             )
@@ -313,7 +316,7 @@ def verification_pair(
     plan: Plan,
     leader: Candidate,
     rng: np.random.Generator,
-):
+) -> tuple[DatasetPair, np.ndarray, np.ndarray, Any]:
     """The pair to verify, oriented, with the samples its event is fitted on, and the event
     already validated on held-out samples, if any."""
     pair, train_p, train_q, event = leader.oriented()
@@ -352,7 +355,7 @@ def verify(
     pair: DatasetPair,
     train_p: np.ndarray,
     train_q: np.ndarray,
-    event,
+    event: Any,
     rng: np.random.Generator,
     reverse_rng: np.random.Generator,
     planned: list[Look] | None = None,
@@ -364,11 +367,11 @@ def verify(
     """
     planned = planned or looks(run, plan, len(train_p))
     last = planned[-1]
-    share, size = last.beta / plan.directions, min(last.samples, plan.selection_samples or math.inf)
+    share, size = last.beta / plan.directions, plan.selection_size(last.samples)
     with single_threaded():
         if event is None:
             event = tester.fit(train_p, train_q, run.claim, share, rng, eval_size=size)
-        events = (event,)
+        events: tuple = (event,)
         if plan.directions == 2:
             events += (tester.fit(train_q, train_p, run.claim, share, reverse_rng, eval_size=size),)
     policy, budget = run.policy, run.budget
@@ -401,6 +404,7 @@ def verify(
         )
         if verification.result.violated or fresh.cut:
             break
+    assert verification is not None  # a plan has at least one look
     if verification.pair != pair:
         run.note(REVERSED_NOTE)
     return verification

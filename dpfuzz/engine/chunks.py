@@ -17,6 +17,7 @@ import threading
 from concurrent.futures import CancelledError
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.testers import Tester
 
 
-def check_dask_client(client) -> None:
+def check_dask_client(client: Any) -> None:
     """Refuse what is not a Dask client (None, no client, passes)."""
     if client is not None and not (
         callable(getattr(client, "submit", None)) and callable(getattr(client, "scatter", None))
@@ -106,7 +107,7 @@ def chunk_sizes(count: int, chunk: int) -> list[int]:
 
 
 def count_on_cluster(
-    client,
+    client: Any,
     job: CountingJob,
     first_index: int,
     sizes: list[int],
@@ -159,7 +160,7 @@ def chunks_for(
     """The chunk sizes of `count` more outputs per side after `already`, and how many of each
     chunk's outputs the profile keeps (up to `keep` in all, of scalar outputs only)."""
     sizes = chunk_sizes(count, chunk)
-    offsets = np.cumsum([already, *sizes[:-1]]) if sizes else []
+    offsets: list[int] = np.cumsum([already, *sizes[:-1]]).tolist() if sizes else []
     keeps = [
         max(0, min(size, keep - int(offset))) if scalar else 0
         for size, offset in zip(sizes, offsets)

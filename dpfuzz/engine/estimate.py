@@ -4,7 +4,9 @@ builds an `EstimateTask` and asks it for an estimate, or `engine.timing` for a t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +29,9 @@ from dpfuzz.report import AuditReport
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import make_tester
 
+if TYPE_CHECKING:
+    from dpfuzz.testers.base import Tester
+
 
 @dataclass(frozen=True)
 class EstimateTask:
@@ -45,13 +50,13 @@ class EstimateTask:
     @classmethod
     def make(
         cls,
-        mechanism,
-        target,
-        domain,
+        mechanism: Mechanism,
+        target: Domain | DatasetPair | Sequence[DatasetPair],
+        domain: Domain | None,
         delta: float,
         beta: float,
         policy: EstimationPolicy,
-        client=None,
+        client: Any = None,
     ) -> EstimateTask:
         if isinstance(target, Domain):
             return cls(
@@ -96,7 +101,7 @@ class EstimateTask:
             )
         seed = fresh_seed() if seed is None else seed
         if self.trials == 1:
-            return self.certify(self.finder, max_draws, seed, deadline, fit_draws=max_draws)
+            return self.certify([self.first_pair], max_draws, seed, deadline, fit_draws=max_draws)
         search_seed, certify_seed = (
             int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2)
         )
@@ -120,7 +125,7 @@ class EstimateTask:
         outputs per side, each pair's events chosen for the final certification's size."""
         samples, search_draws = sizes.search_plan(max_draws, self.trials, self.policy)
 
-        def plan(outputs: np.ndarray) -> tuple[int, int, int | None]:
+        def sizes_for(outputs: np.ndarray) -> tuple[int, int, int | None]:
             scalar = int(np.prod(outputs.shape[1:])) == 1
             final = (
                 sizes.verification_samples(max_draws - search_draws, scalar, self.policy)
@@ -129,7 +134,7 @@ class EstimateTask:
             )
             return samples, self.policy.search_verify, final
 
-        return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, plan)
+        return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, sizes_for)
 
     def certify(
         self, pair: list, max_draws: int, seed: int, deadline: Deadline | None, fit_draws: int
@@ -141,7 +146,7 @@ class EstimateTask:
         """
         policy, probe_draws = self.policy, self.policy.audit.probe_draws
 
-        def plan(outputs: np.ndarray) -> tuple[int, int, int | None]:
+        def sizes_for(outputs: np.ndarray) -> tuple[int, int, int | None]:
             scalar = int(np.prod(outputs.shape[1:])) == 1
             samples, verify = (
                 sizes.fit_samples(max_draws - probe_draws, scalar, policy),
@@ -178,7 +183,7 @@ class EstimateTask:
                 hard=False,
             )
         report = self.run(
-            pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), plan
+            pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), sizes_for
         )
         return EpsilonEstimate(
             epsilon_lower_bound=report.epsilon_lower_bound or 0.0,
@@ -192,16 +197,23 @@ class EstimateTask:
             report=report,
         )
 
-    def run(self, finder, seed: int, budget: Budget, first_samples: int, plan) -> AuditReport:
+    def run(
+        self,
+        finder: str | list[DatasetPair],
+        seed: int,
+        budget: Budget,
+        first_samples: int,
+        sizes_for: Callable[[np.ndarray], tuple[int, int, int | None]],
+    ) -> AuditReport:
         """A run of ε = 0 at δ with the ε objective and fixed sampling, certifying one direction
-        at the whole β; `plan` sizes it from the probe's outputs: (fitting outputs, verification
-        outputs, the size events are chosen for)."""
+        at the whole β; `sizes_for` sizes it from the probe's outputs: (fitting outputs,
+        verification outputs, the size events are chosen for)."""
         claim = ApproxDP(0.0, self.delta) if self.delta > 0 else PureDP(0.0)
         run = Run(
             self.mechanism, claim, self.domain, budget, seed, self.policy.audit, client=self.client
         )
         probed = probe(run, min(self.policy.audit.probe_samples, first_samples))
-        samples, verify, selection = plan(probed.samples)
+        samples, verify, selection = sizes_for(probed.samples)
         check_affordable(
             [
                 (
@@ -281,7 +293,7 @@ def chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:
     )
 
 
-def estimation_tester(mechanism=None):
+def estimation_tester(mechanism: Mechanism | None = None) -> Tester:
     """The tester every estimate certifies and ranks with: events by the ε they would certify,
     pure DP by the joint privacy-loss bound, patterns in the mechanism's words."""
     from dpfuzz.testers.hockey_stick import HockeyStickTester

@@ -12,6 +12,7 @@ flagged with probability at most β for the whole run (docs/explanation/statisti
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,10 @@ from dpfuzz.report import AuditReport, environment_versions
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.events import ScoreEvent
+
+if TYPE_CHECKING:
+    from dpfuzz.engine.certification import Verification
+    from dpfuzz.finders.base import BaseFinder
 
 
 def search_and_certify(
@@ -105,9 +110,9 @@ def report(
     tester: Tester,
     plan: Plan,
     settings: AuditSettings,
-    finder,
+    finder: BaseFinder,
     probed: Probe,
-    verification,
+    verification: Verification,
     seconds: dict,
 ) -> AuditReport:
     """The `AuditReport` of a finished run."""
@@ -216,7 +221,7 @@ def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditRepo
     )
 
 
-def distributions(run: Run, tester: Tester, verification) -> dict | None:
+def distributions(run: Run, tester: Tester, verification: Verification) -> dict | None:
     """Histograms of the verified pair's 1-D verification outputs, and where the certified event
     holds (`dpfuzz.output_histograms`; events certified from counts), for the report's picture."""
     samples = verification.samples

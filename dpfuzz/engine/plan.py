@@ -5,6 +5,7 @@ the search; nothing changes it afterwards."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers.base import Tester
@@ -47,8 +48,12 @@ class Plan:
     sequential: bool = False
     sharpen: bool = False
 
+    def selection_size(self, samples: int) -> int:
+        """The held-out size events are chosen for, where `samples` would evaluate them."""
+        return min(samples, self.selection_samples) if self.selection_samples else samples
+
     @classmethod
-    def from_settings(cls, settings: AuditSettings, tester: Tester, **choices) -> Plan:
+    def from_settings(cls, settings: AuditSettings, tester: Tester, **choices: Any) -> Plan:
         """The plan `settings` describe for `tester` (a symmetric tester verifies one direction);
         `choices` set the fields settings do not hold."""
         both = settings.verify_directions == "both" and tester.directional

@@ -254,9 +254,15 @@ def policy_fields(policy: type) -> dict[str, str]:
     import inspect
     import textwrap
 
-    tree = ast.parse(textwrap.dedent(inspect.getsource(policy)))
-    described, body = {}, tree.body[0].body
+    (definition,) = ast.parse(textwrap.dedent(inspect.getsource(policy))).body
+    assert isinstance(definition, ast.ClassDef)
+    described, body = {}, definition.body
     for statement, following in zip(body, body[1:]):
-        if isinstance(statement, ast.AnnAssign) and isinstance(following, ast.Expr):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+        ):
             described[statement.target.id] = " ".join(str(following.value.value).split())
     return {item.name: described.get(item.name, "") for item in fields(policy)}

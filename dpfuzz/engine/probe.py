@@ -53,7 +53,8 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
     binds = time_limit is not None and (
         budget.deadline is not None or budget.max_draws / budget.rate > time_limit
     )
-    if binds:  # a slow mechanism's probe takes a share of the time, not its size
+    # a slow mechanism's probe takes a share of the time, not its size
+    if binds and time_limit is not None:
         size = min(
             size,
             max(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,10 @@ from dpfuzz.report import TrialRecord
 from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.base import single_threaded
 from dpfuzz.testers.betting import BET_CAP, BettingCertificate, epsilon_grid
+
+if TYPE_CHECKING:
+    from dpfuzz.claims import Claim
+    from dpfuzz.settings import AuditSettings
 
 # What the race ranks pairs by (`round_score`), in the report's words.
 RACE_SCORE = "held-out privacy loss on each round's event, averaged over rounds"
@@ -79,7 +84,7 @@ class Entrant:
         return sum(len(outputs) for outputs in self.outputs[0])
 
 
-def check_sequential(settings, claim) -> None:
+def check_sequential(settings: AuditSettings, claim: Claim) -> None:
     """Refuse, before any draw, settings whose race the betting certificate cannot run (``"auto"``
     resolves to a tester that counts events, `auditing.audit_tester`)."""
     from dpfuzz.testers import tester_class
@@ -98,7 +103,7 @@ def check_sequential(settings, claim) -> None:
         check_raceable(None, claim)
 
 
-def check_raceable(tester: Tester | None, claim) -> None:
+def check_raceable(tester: Tester | None, claim: Claim) -> None:
     """Refuse a race the betting certificate cannot run: an (ε, δ) claim on events counted by
     `tester` (None: a tester still to be chosen)."""
     if isinstance(claim, ApproxDP) and (tester is None or tester.counts_events):
@@ -114,7 +119,7 @@ def check_raceable(tester: Tester | None, claim) -> None:
     )
 
 
-def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan):
+def race(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Verification:
     """Race the finder's first `plan.trials` pairs (each once) to a verdict; returns the
     `Verification` of the arm with the most evidence."""
     claim = run.claim

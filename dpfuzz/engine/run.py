@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from dpfuzz.report import TrialRecord
 
 def fresh_seed() -> int:
     """A random seed (a run reports it, so it can be rerun)."""
-    return int(np.random.SeedSequence().entropy % 2**63)
+    return secrets.randbits(63)
 
 
 class Run:
@@ -35,7 +37,7 @@ class Run:
         seed: int | None = None,
         policy: AuditPolicy | None = None,
         progress: Callable[[str], None] | None = None,
-        client=None,
+        client: Any = None,
     ):
         check_dask_client(client)
         self.mechanism, self.claim, self.domain, self.budget, self.client = (

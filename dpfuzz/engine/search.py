@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class Candidate:
 
     @property
     def looks_violating(self) -> bool:
-        return self.forward.violated or self.backward.violated
+        return any(test is not None and test.violated for test in (self.forward, self.backward))
 
     def oriented(self) -> tuple[DatasetPair, np.ndarray, np.ndarray, object]:
         """(pair, samples of P, samples of Q, validated event or None), P the side with the
@@ -81,7 +82,7 @@ class Candidate:
         result, event = (
             (self.forward, self.events[0]) if forward else (self.backward, self.events[1])
         )
-        event = event if result.violated else None
+        event = event if result is not None and result.violated else None
         if forward:
             return self.pair, self.samples0, self.samples1, event
         return self.pair.swapped(), self.samples1, self.samples0, event
@@ -132,6 +133,7 @@ def search(run: Run, finder: BaseFinder, tester: Tester, plan: Plan) -> Candidat
             )
         except OutOfTime:
             if not candidates:  # time for one pair and the smallest verification look
+                assert budget.max_seconds is not None  # only a time budget runs out of time
                 needed = budget.max_seconds + 2 * (start + run.policy.min_look) / budget.rate
                 raise MechanismTooSlow(
                     f"max_seconds={budget.max_seconds:g} ended the search before the first pair had"
@@ -218,7 +220,7 @@ def fit_oriented(run: Run, tester: Tester, plan: Plan, candidate: Candidate) -> 
     """Fit both directions' events on all of `candidate`'s samples, for the verification's size
     and level, and keep the one with the larger selection value (`Tester.fit_oriented`; why one
     fit rather than held-out scores: docs/decisions/0011-orient-by-fit.md)."""
-    size = min(plan.verify_samples, plan.selection_samples or math.inf)
+    size = plan.selection_size(plan.verify_samples)
     with single_threaded():
         candidate.fitted = tester.fit_oriented(
             candidate.samples0,
@@ -259,7 +261,9 @@ def score(run: Run, tester: Tester, plan: Plan, candidate: Candidate, round_numb
     )
 
 
-def held_out(run: Run, tester: Tester, plan: Plan, candidate: Candidate):
+def held_out(
+    run: Run, tester: Tester, plan: Plan, candidate: Candidate
+) -> list[tuple[TestResult, Any]]:
     """`Tester.test` in both directions, (P, Q) = (D0's outputs, D1's) and the reverse: events
     fitted on the first half of each sample (`Tester.fit_both`), evaluated on the second.
     Returns (result, event) for each direction."""

@@ -9,7 +9,7 @@ import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -22,21 +22,36 @@ from dpfuzz.engine.stops import Stop, StopReason
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
 
+if TYPE_CHECKING:
+    from dpfuzz.estimate_report import EpsilonEstimate
+
 
 class Timed(Protocol):
-    draws: int
-    seconds: float
+    @property
+    def draws(self) -> int: ...
+
+    @property
+    def seconds(self) -> float: ...
 
 
 class Estimator(Protocol):
     """What a timed plan needs of the estimate it times (`estimation`'s task)."""
 
-    mechanism: Mechanism
-    trials: int
-    policy: EstimationPolicy
-    first_pair: DatasetPair
+    @property
+    def mechanism(self) -> Mechanism: ...
 
-    def estimate(self, max_draws: int, seed: int | None, deadline: Deadline | None = None): ...
+    @property
+    def trials(self) -> int: ...
+
+    @property
+    def policy(self) -> EstimationPolicy: ...
+
+    @property
+    def first_pair(self) -> DatasetPair: ...
+
+    def estimate(
+        self, max_draws: int, seed: int | None, deadline: Deadline | None = None
+    ) -> EpsilonEstimate: ...
 
 
 def seconds_per_draw(mechanism: Mechanism, pair: DatasetPair, seed: int) -> float:
@@ -77,7 +92,8 @@ def planned_draws(
         before = pilots[-2]
         per_draw = (last.seconds - before.seconds) / (last.draws - before.draws)
         return min(
-            int(last.draws + (seconds - last.seconds) / per_draw), policy.affine_gain * proportional
+            int(last.draws + (seconds - last.seconds) / per_draw),
+            int(policy.affine_gain * proportional),
         )
     return proportional
 
@@ -99,7 +115,9 @@ class Deadline:
     max_draws: int
 
 
-def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, seed: int | None):
+def timed_estimate(
+    task: Estimator, max_seconds: float, max_draws: int | None, seed: int | None
+) -> EpsilonEstimate:
     """An estimate planned for `max_seconds`: the pace measured, pilots timed, then the main
     estimate's fit and search planned for `time_share` of the time left and its certification
     drawn until the deadline (docs/decisions/0006, 0007)."""
@@ -121,7 +139,7 @@ def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, s
     if ceiling < policy.pilot_factor * smallest and ceiling * per_draw <= policy.time_share * (
         at - clock.now()
     ):
-        return timed(task.estimate(max_draws, main_seed))  # max_draws binds before the clock
+        return timed(task.estimate(ceiling, main_seed))  # max_draws binds before the clock
     pilots = _pilots(
         task,
         policy.pilot_factor * smallest,
@@ -137,7 +155,7 @@ def timed_estimate(task: Estimator, max_seconds: float, max_draws: int | None, s
     else:  # too slow for pilots: the time goes to drawing, at the mechanism's own pace
         draws = max(int(policy.drawn_share * left / per_draw), smallest)
         affords = int(left / per_draw)
-    draws, stretch = min(draws, ceiling), min(policy.verify_stretch * affords, ceiling)
+    draws, stretch = min(draws, ceiling), min(int(policy.verify_stretch * affords), ceiling)
     if pilots and min(2 * affords, ceiling) < 2 * pilots[-1].draws:
         text = (
             f"the last pilot's estimate (seed {pilots[-1].seed}, derived from seed {main_seed}):"
@@ -211,7 +229,7 @@ def _timed(estimate, started: float, max_seconds: float, setup: float):
     return replace(estimate, seconds=seconds)
 
 
-def with_stop(estimate, stop: Stop):
+def with_stop(estimate: EpsilonEstimate, stop: Stop) -> EpsilonEstimate:
     """The estimate with `stop` added to its report's stops and notes."""
     report = estimate.report
     return replace(

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import math
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from dpfuzz.claims import ApproxDP, Claim
+
+if TYPE_CHECKING:
+    from dpfuzz.testers.base import Tester, TestResult
 
 
 class Verdict(str, Enum):
@@ -29,7 +33,7 @@ class Verdict(str, Enum):
         return self.value
 
 
-def delta_failure_caught(claim: Claim, samples: int, beta: float, factor: float) -> bool:
+def delta_failure_caught(claim: ApproxDP, samples: int, beta: float, factor: float) -> bool:
     """Whether `samples` outputs per side refute an (ε, δ) claim broken by a failure: an event of
     probability factor·δ under P and 0 under Q, seen at its expected count. The hockey-stick
     certificate at level β (β/2 per side, Clopper–Pearson) must exceed δ:
@@ -43,7 +47,7 @@ def delta_failure_caught(claim: Claim, samples: int, beta: float, factor: float)
     return p_lower - gamma * q_upper > delta
 
 
-def outputs_to_test_delta(claim: Claim, beta: float, factor: float) -> int | None:
+def outputs_to_test_delta(claim: ApproxDP, beta: float, factor: float) -> int | None:
     """The fewest outputs per side for which `delta_failure_caught` holds (to 1%), or None when
     no number below 10^13 does."""
     low, high = 1, 2
@@ -82,7 +86,7 @@ def untested_delta(claim: Claim, samples: int, beta: float, factor: float) -> st
     )
 
 
-def inconclusive_reason(tester, result, factor: float) -> str | None:
+def inconclusive_reason(tester: Tester, result: TestResult, factor: float) -> str | None:
     """Why a certificate `result` that did not refute its claim could not have refuted a
     violation of a stated size (None when it could): with its outputs even an event that
     separates the datasets perfectly stays within the claim (`Tester.max_certifiable`), or the

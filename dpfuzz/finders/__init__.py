@@ -18,6 +18,7 @@ are heavy imports).
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.finders.base import BaseFinder, Finder, WithDefaults
@@ -50,7 +51,7 @@ def make_finder(finder: str | Finder | DatasetPair | list) -> BaseFinder:
     return finder if isinstance(finder, BaseFinder) else WithDefaults(finder)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The finder classes, imported on first use: ``from dpfuzz.finders import RandomFinder``."""
     for key, (_, attribute) in _CLASSES.items():
         if attribute == name:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class BaseFinder:
 class WithDefaults(BaseFinder):
     """A user's finder that implements only part of the contract, completed with the defaults."""
 
-    def __init__(self, finder: object):
+    def __init__(self, finder: Any):
         missing = [
             method
             for method in ("start", "ask", "tell")

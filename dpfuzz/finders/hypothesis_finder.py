@@ -55,6 +55,7 @@ class HypothesisFinder(BaseFinder):
         self._scores: queue.Queue = queue.Queue(maxsize=1)
         self._failing: list[DatasetPair] = []
         self._stopping = False
+        self._domain, self._rng = domain, rng
         phases = [Phase.explicit, Phase.generate, Phase.target] + (
             [Phase.shrink] if self.shrink else []
         )
@@ -97,9 +98,10 @@ class HypothesisFinder(BaseFinder):
 
     def ask(self) -> DatasetPair:
         pair = self._asks.get()
-        if pair is None:  # Hypothesis finished (shrinking done): keep proposing its best pair
+        if pair is None:  # Hypothesis finished: keep proposing its best pair, else random ones
             self._asks.put(None)
-            return self.candidate()
+            best = self.candidate()
+            return best if best is not None else self._domain.random_pair(self._rng)
         return pair
 
     def tell(self, pair: DatasetPair, score: float) -> None:

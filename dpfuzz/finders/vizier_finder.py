@@ -18,6 +18,7 @@ import statistics
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class VizierFinder(BaseFinder):
                     num_trials=padding.PaddingType.POWERS_OF_2
                 ),
             )
-        self._pending: dict[bytes, object] = {}
+        self._pending: dict[bytes, Any] = {}
         self._queue = domain.relation.classic_units(domain) if self.patterns else []
         self._count = 0
         self.latencies: list[float] = []

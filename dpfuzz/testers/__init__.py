@@ -18,6 +18,8 @@ small probe of the mechanism's outputs. Tester classes are imported when first u
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +60,10 @@ def choose_tester(claim: Claim, samples: np.ndarray | None = None) -> str:
 
 
 def make_tester(
-    tester: str | Tester, claim: Claim, samples: np.ndarray | None = None, describe_output=None
+    tester: str | Tester,
+    claim: Claim,
+    samples: np.ndarray | None = None,
+    describe_output: Callable[[np.ndarray], str | None] | None = None,
 ) -> Tester:
     """A tester instance from a name (or "auto") or an instance, checked against the claim. A
     tester made here from a name gets `describe_output` (words for output patterns) if it
@@ -70,11 +75,12 @@ def make_tester(
             else check_choice("tester", tester, ("auto", *TESTER_NAMES))
         )
         kind = tester_class(name)
-        tester = (
-            kind(describe_output=describe_output)
+        words = (
+            {"describe_output": describe_output}
             if kind.takes_output_words and describe_output
-            else kind()
+            else {}
         )
+        tester = kind(**words)
     elif not isinstance(tester, Tester):
         raise InvalidArgument(
             f"tester must be a name ('auto', {', '.join(TESTER_NAMES)}) or a dpfuzz Tester, got"
@@ -84,7 +90,7 @@ def make_tester(
     return tester
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The tester classes, imported on first use: ``from dpfuzz.testers import
     HockeyStickTester``."""
     for key, (_, attribute) in _CLASSES.items():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +157,7 @@ class Tester:
         beta: float,
         rng: np.random.Generator,
         eval_size: int | None = None,
-    ):
+    ) -> Any:
         """Fit on training samples; `eval_size` is the held-out sample size per side it will
         meet."""
         raise NotImplementedError
@@ -191,21 +193,26 @@ class Tester:
         raise NotImplementedError(f"the {self.name} tester does not orient a pair in one fit.")
 
     def evaluate(
-        self, fitted, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+        self, fitted: Any, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
     ) -> TestResult:
         """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
         raise NotImplementedError
 
-    def in_event(self, event, samples: np.ndarray) -> int:
+    def in_event(self, event: Any, samples: np.ndarray) -> int:
         """How many of `samples` fall in `event` (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")
 
-    def event_mask(self, event, samples: np.ndarray) -> np.ndarray:
+    def event_mask(self, event: Any, samples: np.ndarray) -> np.ndarray:
         """Which of `samples` fall in `event`, one bool each (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not count events")
 
     def certify_counts(
-        self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
+        self,
+        event: Any,
+        counts_p: tuple[int, int],
+        counts_q: tuple[int, int],
+        claim: Claim,
+        beta: float,
     ) -> TestResult:
         """The certificate of `event` from its held-out counts (k, n) under P and under Q
         (testers with `counts_events`)."""
@@ -246,7 +253,7 @@ class Tester:
         return f"{type(self).__name__}({options})"
 
 
-def single_threaded():
+def single_threaded() -> AbstractContextManager[Any]:
     """Context: one BLAS/OpenMP thread. The testers' models are small, and threads cost them more
     than they gain (docs/decisions/0014-drawing-and-memory.md).
 

@@ -6,13 +6,22 @@ All functions are vectorised over numpy arrays of counts.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 
 def bracketed_root(
-    function, low: float, high: float, xtol: float = 2e-12, rtol: float = 4 * np.finfo(float).eps
+    function: Callable[[float], float],
+    low: float,
+    high: float,
+    xtol: float = 2e-12,
+    rtol: float = 4 * np.finfo(float).eps,
 ) -> float:
     """A root of a continuous `function` whose values at `low` and `high` differ in sign: the
     Illinois variant of regula falsi (Dowell & Jarratt 1971), which keeps the root bracketed
@@ -40,7 +49,7 @@ def bracketed_root(
     return point
 
 
-def clopper_pearson_lower(successes, trials, alpha: float):
+def clopper_pearson_lower(successes: ArrayLike, trials: ArrayLike, alpha: float) -> np.ndarray:
     """Exact one-sided lower confidence bound for a binomial proportion.
 
     P(p ≥ bound) ≥ 1 − alpha; bound = Beta.ppf(alpha; k, n − k + 1), and 0 when k = 0
@@ -51,13 +60,13 @@ def clopper_pearson_lower(successes, trials, alpha: float):
     return np.where(k > 0, special.betaincinv(safe_k, n - safe_k + 1.0, alpha), 0.0)
 
 
-def clopper_pearson_upper(successes, trials, alpha: float):
+def clopper_pearson_upper(successes: ArrayLike, trials: ArrayLike, alpha: float) -> np.ndarray:
     """Exact one-sided upper bound: Beta.ppf(1 − alpha; k + 1, n − k), and 1 when k = n."""
     k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
     return 1.0 - clopper_pearson_lower(n - k, n, alpha)
 
 
-def wilson_lower(successes, trials, alpha: float):
+def wilson_lower(successes: ArrayLike, trials: ArrayLike, alpha: float) -> np.ndarray:
     """One-sided Wilson score lower bound at level alpha (upper bound: `wilson_upper`).
 
     A fast, closed-form approximation of Clopper–Pearson (good also for small counts). Used
@@ -66,7 +75,7 @@ def wilson_lower(successes, trials, alpha: float):
     return _wilson(successes, trials, alpha, sign=-1.0)
 
 
-def wilson_upper(successes, trials, alpha: float):
+def wilson_upper(successes: ArrayLike, trials: ArrayLike, alpha: float) -> np.ndarray:
     """One-sided Wilson score upper bound at level alpha."""
     return _wilson(successes, trials, alpha, sign=1.0)
 
@@ -80,7 +89,7 @@ def _wilson(successes, trials, alpha: float, sign: float):
     return (p + z2 / (2 * n) + sign * spread) / (1 + z2 / n)
 
 
-def binary_renyi(p, q, alpha: float):
+def binary_renyi(p: ArrayLike, q: ArrayLike, alpha: float) -> np.ndarray:
     """R_α(Bernoulli(p) ‖ Bernoulli(q)) = log(p^α q^{1−α} + (1−p)^α (1−q)^{1−α}) / (α − 1).
 
     By the data-processing inequality this lower-bounds R_α(P ‖ Q) when p = P(S), q = Q(S)
@@ -122,7 +131,9 @@ def empirical_bernstein_lower(values: np.ndarray, value_range: float, alpha: flo
     )
 
 
-def conditional_odds_lower(successes_p, trials_p, successes_q, trials_q, alpha: float) -> float:
+def conditional_odds_lower(
+    successes_p: int, trials_p: int, successes_q: int, trials_q: int, alpha: float
+) -> float:
     """Exact conditional lower confidence bound ψ_lo on the odds ratio ψ = p(1 − q) / (q(1 − p))
     of two independent binomials, X ~ Bin(n_p, p) and Y ~ Bin(n_q, q): P(ψ ≥ ψ_lo) ≥ 1 − alpha.
 
@@ -192,7 +203,9 @@ def _noncentral_upper_tail(x: int, n_p: int, n_q: int, k: int, log_odds: float) 
     return float(weights[x - start :].sum() / weights.sum())
 
 
-def pure_dp_epsilon_lower(successes_p, trials_p, successes_q, trials_q, beta: float) -> float:
+def pure_dp_epsilon_lower(
+    successes_p: int, trials_p: int, successes_q: int, trials_q: int, beta: float
+) -> float:
     """Certified lower bound on the privacy loss ε of a pair from one event's held-out counts,
     at level β (−∞, 0 or below when nothing positive is certified).
 

@@ -5,6 +5,7 @@ of them refutes it, so the whole test keeps its false-alarm probability β. This
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class EitherTester(Tester):
         for tester in self.testers:
             tester.check_claim(claim)
 
-    def fits_cheaply(self, outputs) -> bool:
+    def fits_cheaply(self, outputs: np.ndarray) -> bool:
         return all(tester.fits_cheaply(outputs) for tester in self.testers)
 
     def _tester(self, result: TestResult) -> Tester:
@@ -50,8 +51,14 @@ class EitherTester(Tester):
         return self._tester(result).detectable(result)
 
     def fit(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
-    ):
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
+    ) -> Any:
         share = check_beta(beta) / len(self.testers)
         return tuple(
             tester.fit(train0, train1, claim, share, rng, eval_size=eval_size)
@@ -59,8 +66,14 @@ class EitherTester(Tester):
         )
 
     def fit_both(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
-    ):
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
+    ) -> tuple:
         share = check_beta(beta) / len(self.testers)
         fitted = [
             tester.fit_both(train0, train1, claim, share, rng, eval_size=eval_size)
@@ -68,7 +81,9 @@ class EitherTester(Tester):
         ]
         return tuple(zip(*fitted))
 
-    def evaluate(self, fitted, test0, test1, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, fitted: Any, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+    ) -> TestResult:
         share = check_beta(beta) / len(self.testers)
         results = [
             tester.evaluate(item, test0, test1, claim, share)

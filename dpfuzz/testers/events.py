@@ -258,9 +258,9 @@ def _best_of_cuts(
     atoms, point_scores = (
         _scored_atoms(below_p, below_q, n_p, n_q, objective, rare_share, gammas[0])
         if rare_share > 0
-        else ([], None)
+        else (np.zeros(0, dtype=int), None)
     )
-    if len(atoms):
+    if point_scores is not None:
         scores.append(point_scores)
     family = int(np.argmax([np.max(score) for score in scores]))
     best = int(np.argmax(scores[family]))

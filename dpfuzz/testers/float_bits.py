@@ -11,6 +11,8 @@ by their bit patterns: "(sign +, exponent 1, lowest set bit 2^-53)".
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from dpfuzz.testers.base import as_feature_matrix
@@ -37,7 +39,11 @@ class FloatBitsTester(HockeyStickTester):
     name = "float_bits"
     takes_output_words = False  # its events speak of bit patterns (`describe_row`)
 
-    def __init__(self, objective: str = "epsilon", certificate: str = "per_side"):
+    def __init__(
+        self,
+        objective: Literal["divergence", "epsilon"] = "epsilon",
+        certificate: Literal["per_side", "privacy_loss"] = "per_side",
+    ):
         super().__init__(classifier="patterns", objective=objective, certificate=certificate)
 
     def describe_row(self, row: np.ndarray) -> str:

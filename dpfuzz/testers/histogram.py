@@ -21,17 +21,20 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, ProfileClaim
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, approx_dp
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
 from dpfuzz.testers.hockey_stick import HockeyStickTester
 from dpfuzz.validation import check_choice
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 MAX_BINS = 10_000
 
@@ -68,8 +71,9 @@ class Binning:
                 if self.words is not None
                 else []
             )
-            if named and all(named):
-                return f"output in {{{', '.join(named[:6])}{', …' if len(named) > 6 else ''}}}"
+            words = [word for word in named if word]
+            if named and len(words) == len(named):
+                return f"output in {{{', '.join(words[:6])}{', …' if len(words) > 6 else ''}}}"
             return f"x in {{{format_records(self.values[chosen], limit=6)[1:-1]}}}"
         bounds = np.concatenate([[-np.inf], self.edges, [np.inf]])
         runs = np.split(chosen, np.flatnonzero(np.diff(chosen) > 1) + 1) if len(chosen) else []
@@ -160,8 +164,14 @@ class HistogramTester(HockeyStickTester):
         p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
         return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
 
-    def fit(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+    def fit(  # type: ignore[override]  # the uniform bound returns a Binning, not an event
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
     ) -> ScoreEvent | Binning:
         """The bins; with ``bound="event"`` also the best run of bins as one event."""
         self.check_claim(claim)
@@ -185,15 +195,22 @@ class HistogramTester(HockeyStickTester):
         """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their
         grid."""
         return (
-            super().gammas(claim) if isinstance(claim, ProfileClaim) else [math.exp(claim.epsilon)]
+            super().gammas(claim)
+            if isinstance(claim, ProfileClaim)
+            else [math.exp(approx_dp(claim).epsilon)]
         )
 
     def evaluate(
-        self, fitted: ScoreEvent | Binning, test0, test1, claim: Claim, beta: float
+        self,
+        fitted: ScoreEvent | Binning,
+        test0: np.ndarray,
+        test1: np.ndarray,
+        claim: Claim,
+        beta: float,
     ) -> TestResult:
         if isinstance(fitted, ScoreEvent):
             return super().evaluate(fitted, test0, test1, claim, beta)
-        return self._uniform_result(fitted, test0, test1, claim, beta)
+        return self._uniform_result(fitted, test0, test1, approx_dp(claim), beta)
 
     # -- uniform bound ---------------------------------------------------------------------
     def _uniform_result(
@@ -222,7 +239,9 @@ class HistogramTester(HockeyStickTester):
             seconds=time.perf_counter() - start,
         )
 
-    def privacy_profile(self, samples0, samples1, epsilons, beta: float) -> BinnedProfile:
+    def privacy_profile(
+        self, samples0: np.ndarray, samples1: np.ndarray, epsilons: ArrayLike, beta: float
+    ) -> BinnedProfile:
         """Deprecated: `dpfuzz.profiles.privacy_profile` (removed in 0.4)."""
         import warnings
 
@@ -237,7 +256,9 @@ class HistogramTester(HockeyStickTester):
         return profile_on_bins(self.fit_binning(train0, train1), test0, test1, epsilons, beta)
 
 
-def profile_on_bins(binning: Binning, test0, test1, epsilons, beta: float) -> BinnedProfile:
+def profile_on_bins(
+    binning: Binning, test0: np.ndarray, test1: np.ndarray, epsilons: ArrayLike, beta: float
+) -> BinnedProfile:
     """δ_lb(ε) = H_{e^ε}(P̂ ‖ Q̂) − a − e^ε b on held-out samples (module docstring)."""
     beta = check_beta(beta)
     x0, x1 = _values(test0, "samples0"), _values(test1, "samples1")

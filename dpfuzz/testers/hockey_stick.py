@@ -23,12 +23,13 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Literal
+from typing import Literal, TypeGuard, cast
 
 import numpy as np
 from scipy import special
 
-from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP, approx_dp
+from dpfuzz.errors import InvalidArgument
 from dpfuzz.testers.base import (
     Tester,
     TestResult,
@@ -144,8 +145,14 @@ class HockeyStickTester(Tester):
         return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0][0]
 
     def fit_both(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
-    ):
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
+    ) -> tuple:
         """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
         one fit of each scoring model: a model fitted with the labels swapped scores minus what
         it scored (`models.negated`), so only models without that symmetry are fitted twice. A
@@ -165,7 +172,13 @@ class HockeyStickTester(Tester):
         return type(self).fit is HockeyStickTester.fit
 
     def fit_oriented(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
     ) -> tuple[ScoreEvent, bool]:
         """Of the two events `fit_both` chooses, the one whose selection value (the bound its
         training counts predict on `eval_size` held-out outputs per side) is larger, and whether
@@ -230,10 +243,16 @@ class HockeyStickTester(Tester):
         across a privacy-profile claim's ε grid."""
         if isinstance(claim, ProfileClaim):
             return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
-        return [math.exp(claim.epsilon) * factor for factor in _GAMMA_LADDER]
+        return [math.exp(approx_dp(claim).epsilon) * factor for factor in _GAMMA_LADDER]
 
     def choose_epsilon(
-        self, event: ScoreEvent, x0, x1, claim: Claim, beta: float, eval_size: int | None
+        self,
+        event: ScoreEvent,
+        x0: np.ndarray,
+        x1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        eval_size: int | None,
     ) -> ScoreEvent:
         """For a privacy-profile claim (μ-GDP, ρ-zCDP): the ε on the claim's grid at which the
         fitted event's training counts predict the largest H_{e^ε} − δ(ε), fixed with the event
@@ -288,7 +307,10 @@ class HockeyStickTester(Tester):
             if is_discrete(np.concatenate([fit0[::step], fit1[::step]]))
             else None
         )
-        specs = None if table is None else candidate_models(self.classifier, table.rows, seed)
+        features: np.ndarray | None
+        labels: np.ndarray | None
+        distinct: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+        specs = [] if table is None else candidate_models(self.classifier, table.rows, seed)
         if table is not None and all(takes_weights(spec) for spec in specs):
             features, labels, distinct = None, None, table.fitting  # never fitted on all rows
 
@@ -303,7 +325,7 @@ class HockeyStickTester(Tester):
             features = np.concatenate([fit0, fit1])
             labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
             distinct = None if table is None else table.fitting
-            if specs is None:
+            if table is None:
                 specs = candidate_models(self.classifier, features, seed)
 
             def scores(model):
@@ -357,9 +379,17 @@ class HockeyStickTester(Tester):
                             value,
                             ScoreEvent(Coordinate(column, self.column_name(column)), interval),
                         )
-        return [(event, value) for value, event in best]
+        # every direction has an event: there is always a candidate model
+        return [(cast(ScoreEvent, event), value) for value, event in best]
 
-    def _fitted(self, model, features: np.ndarray, labels: np.ndarray, distinct, first_side: int):
+    def _fitted(
+        self,
+        model,
+        features: np.ndarray | None,
+        labels: np.ndarray | None,
+        distinct,
+        first_side: int,
+    ):
         """`model` fitted on the labelled rows (`distinct`: the same rows, weighted, when given)."""
         from sklearn.exceptions import ConvergenceWarning
 
@@ -368,6 +398,7 @@ class HockeyStickTester(Tester):
         with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
             warnings.simplefilter("ignore", ConvergenceWarning)
             if distinct is None or not fit_weighted(model, *distinct):
+                assert features is not None and labels is not None  # given without `distinct`
                 # Pattern and step counts use the whole fitting half, a classifier at most
                 # `model_fit_samples` per side: its fit time grows with n, its score stops
                 # improving much sooner.
@@ -407,7 +438,12 @@ class HockeyStickTester(Tester):
         return event.contains(self.features(samples))
 
     def certify_counts(
-        self, event, counts_p: tuple[int, int], counts_q: tuple[int, int], claim: Claim, beta: float
+        self,
+        event: ScoreEvent,
+        counts_p: tuple[int, int],
+        counts_q: tuple[int, int],
+        claim: Claim,
+        beta: float,
     ) -> TestResult:
         """The certificate from held-out counts (k, n) of the event under P and under Q, so
         verification samples can be drawn and counted in chunks (any number of them)."""
@@ -426,17 +462,23 @@ class HockeyStickTester(Tester):
             epsilon_lower_bound = bound if bound > 0 else None
         elif isinstance(claim, ProfileClaim):  # H_{e^ε} − δ(ε) at the event's ε; the claim allows 0
             epsilon = event.epsilon
+            if epsilon is None:
+                raise InvalidArgument(
+                    "a privacy-profile claim certifies an event fitted for it, at its ε; this"
+                    " event has none: fit it with this tester and claim."
+                )
             gamma, allowed = math.exp(epsilon), claim.delta_at(epsilon)
             divergence = f"hockey_stick(gamma={gamma:.6g}) - delta({epsilon:.4g})"
             bound = p_lo - gamma * q_hi - allowed
             estimate = p_hat - gamma * q_hat - allowed
             epsilon_lower_bound = certified_epsilon(p_lo, q_hi, allowed)
         else:
-            gamma = math.exp(claim.epsilon)
+            approx = approx_dp(claim)
+            gamma = math.exp(approx.epsilon)
             divergence = f"hockey_stick(gamma={gamma:.6g})"
             bound = p_lo - gamma * q_hi
             estimate = p_hat - gamma * q_hat
-            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, claim.delta)
+            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, approx.delta)
         return TestResult(
             tester=self.name,
             claim=claim,
@@ -451,7 +493,7 @@ class HockeyStickTester(Tester):
             details={"count_p": k_p, "count_q": k_q, "p_lower": p_lo, "q_upper": q_hi},
         )
 
-    def _privacy_loss(self, claim: Claim) -> bool:
+    def _privacy_loss(self, claim: Claim) -> TypeGuard[ApproxDP]:
         """Whether `claim` is certified as a privacy loss: pure DP under
         ``certificate="privacy_loss"``."""
         return (
@@ -487,7 +529,7 @@ class HockeyStickTester(Tester):
             return claim.epsilon
         if isinstance(claim, ProfileClaim):
             return 0.0
-        return claim.epsilon if isinstance(claim, RenyiDP) else claim.delta
+        return claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).delta
 
     def score(self, result: TestResult) -> float:
         """With ``objective="epsilon"``: the held-out ε lower bound ln((p_lo − δ)/q_hi) (pure DP
@@ -524,7 +566,7 @@ class HockeyStickTester(Tester):
             return max(
                 p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in claim.profile_points()
             )
-        return p_lo - math.exp(claim.epsilon) * q_hi
+        return p_lo - math.exp(approx_dp(claim).epsilon) * q_hi
 
     def detectable(self, result: TestResult) -> dict:
         """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
@@ -597,7 +639,7 @@ class HockeyStickTester(Tester):
                 for epsilon, delta in points:  # a running maximum: O(candidates) memory
                     best = np.maximum(best, p_lo - math.exp(epsilon) * q_hi - delta)
                 return best
-            return p_lo - math.exp(claim.epsilon) * q_hi
+            return p_lo - math.exp(approx_dp(claim).epsilon) * q_hi
 
         return objective
 

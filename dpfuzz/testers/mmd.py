@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, RenyiDP
+from dpfuzz.claims import ApproxDP, Claim, RenyiDP, approx_dp
 from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.bounds import empirical_bernstein_lower
 from dpfuzz.validation import check_choice
@@ -74,8 +74,9 @@ class MMDTester(Tester):
 
     def threshold(self, claim: Claim) -> float:
         """2·TV bound of (ε, δ)-DP: 2(e^ε − 1 + 2δ)/(e^ε + 1)."""
-        gamma = math.exp(claim.epsilon)
-        return 2 * (gamma - 1 + 2 * claim.delta) / (gamma + 1)
+        approx = approx_dp(claim)
+        gamma = math.exp(approx.epsilon)
+        return 2 * (gamma - 1 + 2 * approx.delta) / (gamma + 1)
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
         """Every h_i = 2 (the sides never meet): mean 2, variance 0, minus Bernstein's range
@@ -86,7 +87,13 @@ class MMDTester(Tester):
         return math.sqrt(max(2.0 - 7 * 4.0 * math.log(2 / beta) / (3 * (pairs - 1)), 0.0))
 
     def fit(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
     ) -> Kernel:
         """The kernel, with its bandwidth from the median heuristic on training samples."""
         self.check_claim(claim)
@@ -108,7 +115,9 @@ class MMDTester(Tester):
         bandwidth = float(np.median(positive)) if len(positive) else 1.0
         return Kernel(self.kernel, bandwidth)
 
-    def evaluate(self, kernel: Kernel, test0, test1, claim: Claim, beta: float) -> TestResult:
+    def evaluate(
+        self, kernel: Kernel, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
+    ) -> TestResult:
         """Empirical-Bernstein lower bound on MMD from the linear-time statistic."""
         start = time.perf_counter()
         self.check_claim(claim)
@@ -126,7 +135,7 @@ class MMDTester(Tester):
             divergence=f"mmd({kernel.kind})",
             bound=bound,
             threshold=threshold,
-            epsilon_lower_bound=_epsilon_from_total_variation(bound / 2, claim.delta),
+            epsilon_lower_bound=_epsilon_from_total_variation(bound / 2, approx_dp(claim).delta),
             estimate=math.sqrt(max(float(h.mean()), 0.0)),
             beta=beta,
             event=kernel.describe(),

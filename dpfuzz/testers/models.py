@@ -14,6 +14,7 @@ import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -193,7 +194,7 @@ class MonotonePatternScore(ClassifierMixin, BaseEstimator):
 SMOOTHED_PRIOR_ROWS = 1_000
 
 
-def score_variants(model: object) -> list[object]:
+def score_variants(model: Any) -> list[object]:
     """The scores tried for one fitted model: itself, and for unsmoothed monotone steps also
     their copy smoothed with SMOOTHED_PRIOR_ROWS pseudo-rows."""
     if isinstance(model, MonotonePatternScore) and model.prior_rows == 0:
@@ -282,10 +283,11 @@ def distinct_table(samples: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
         (sample.min(axis=0), sample.max(axis=0)) if whole else integer_layout(sample)
         for sample, whole in zip(samples, integral)
     ]
-    if any(layout is None for layout in layouts):
+    known = [layout for layout in layouts if layout is not None]
+    if len(known) < len(layouts):
         return None
-    low = np.min([layout[0] for layout in layouts], axis=0).astype(float)
-    high = np.max([layout[1] for layout in layouts], axis=0).astype(float)
+    low = np.min([layout[0] for layout in known], axis=0).astype(float)
+    high = np.max([layout[1] for layout in known], axis=0).astype(float)
     size = math.prod(float(span) for span in high - low + 1)
     if size >= 2**53 or max(np.abs(low).max(), np.abs(high).max()) >= 2**62:
         return None
@@ -347,15 +349,13 @@ class DiscreteHalves:
         return cls(rows, fitting, (counts[0][1], counts[1][1]))
 
 
-def takes_weights(model: object) -> bool:
+def takes_weights(model: Any) -> bool:
     """Whether `model` (or a pipeline's final estimator) is fitted with sample weights."""
     final = model.steps[-1][1] if isinstance(model, Pipeline) else model
     return has_fit_parameter(final, "sample_weight")
 
 
-def fit_weighted(
-    model: object, features: np.ndarray, labels: np.ndarray, weights: np.ndarray
-) -> bool:
+def fit_weighted(model: Any, features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> bool:
     """Fit `model` with sample weights (a pipeline's every step that takes them); False, and
     nothing fitted, when its final estimator takes none."""
     if not takes_weights(model):
@@ -378,7 +378,7 @@ def fit_weighted(
 _LABEL_FREE_STEPS = (FunctionTransformer, PolynomialFeatures, StandardScaler)
 
 
-def negated(model: object) -> object | None:
+def negated(model: Any) -> object | None:
     """A copy of a fitted model scoring minus what `model` scores: the model fitted with the
     labels swapped, for models whose fit is symmetric in the labels (the ½-smoothed pattern and
     step counts; the isotonic fit, tried in both directions; logistic regression without
@@ -416,7 +416,7 @@ def is_discrete(features: np.ndarray) -> bool:
     return layout is not None and len(np.unique(_row_keys(spread, layout))) <= MAX_PATTERNS
 
 
-def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
+def classifier_score(model: Any, samples: np.ndarray) -> np.ndarray:
     """A real-valued score from a fitted scikit-learn classifier (larger = more like class 1)."""
     quadratic = _logistic_decision(model, samples)
     if quadratic is not None:
@@ -426,7 +426,7 @@ def classifier_score(model: object, samples: np.ndarray) -> np.ndarray:
     return np.asarray(model.predict_proba(samples)[:, 1], dtype=float)
 
 
-def _logistic_decision(model: object, samples: np.ndarray) -> np.ndarray | None:
+def _logistic_decision(model: Any, samples: np.ndarray) -> np.ndarray | None:
     """The decision function of a fitted `named_model("logistic")` pipeline without building its
     features: c + x·a + xᵀQx + |x|·b, the scaler folded into the weights (5× faster than the
     pipeline on 10 coordinates, 13× on 20, and no 66-column matrix per chunk). None for any
@@ -462,7 +462,7 @@ def _logistic_decision(model: object, samples: np.ndarray) -> np.ndarray | None:
 class ModelScore:
     """A fitted model as an event's score; `describe_row` names a pattern (default: the row)."""
 
-    def __init__(self, model: object, describe_row: Callable[[np.ndarray], str] | None = None):
+    def __init__(self, model: Any, describe_row: Callable[[np.ndarray], str | None] | None = None):
         self.model = model
         self._describe_row = describe_row
 
@@ -529,7 +529,7 @@ def _plain(value: float):
     return int(value) if float(value).is_integer() else round(float(value), 4)
 
 
-def _model_name(model: object) -> str:
+def _model_name(model: Any) -> str:
     if isinstance(model, Pipeline):
         steps = [type(step).__name__ for _, step in model.steps]
         degree = next(
@@ -539,7 +539,7 @@ def _model_name(model: object) -> str:
     return type(model).__name__
 
 
-def _driving_coordinates(model: object, count: int = 3) -> list[int]:
+def _driving_coordinates(model: Any, count: int = 3) -> list[int]:
     """For a (polynomial) logistic pipeline on vector outputs: the output coordinates with the
     largest standardised weight summed over the features they enter."""
     if not isinstance(model, Pipeline) or not isinstance(model.steps[-1][1], LogisticRegression):
@@ -569,7 +569,9 @@ class BlockwiseScaler(StandardScaler):
 
     BLOCK_ROWS = 1 << 16
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(
+        self, X: np.ndarray, y: Any = None, sample_weight: np.ndarray | None = None
+    ) -> BlockwiseScaler:
         rows = self.BLOCK_ROWS
         if len(X) <= rows:
             return super().fit(X, y, sample_weight)

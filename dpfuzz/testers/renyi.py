@@ -33,7 +33,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.polynomial import chebyshev
@@ -42,7 +42,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP, ZeroConcentratedDP
+from dpfuzz.claims import ApproxDP, Claim, PureDP, RenyiDP, ZeroConcentratedDP, approx_dp
 from dpfuzz.errors import UnsupportedClaimError
 from dpfuzz.testers.base import Tester, TestResult, check_beta, paired_matrices
 from dpfuzz.testers.models import classifier_score
@@ -104,7 +104,7 @@ class DualFunction:
     """h(x) = C · tanh(a(features(x))): a fitted, bounded witness function for the dual."""
 
     features: Callable[[np.ndarray], np.ndarray]
-    family: object
+    family: Any
     params: np.ndarray
     bound_c: float
     description: str
@@ -161,7 +161,8 @@ class RenyiTester(Tester):
         if isinstance(claim, RenyiDP):
             return claim.epsilon
         alpha = self.order(claim)
-        return min(claim.epsilon, alpha * claim.epsilon**2 / 2)
+        epsilon = approx_dp(claim).epsilon
+        return min(epsilon, alpha * epsilon**2 / 2)
 
     def max_certifiable(self, claim: Claim, samples: int, beta: float) -> float:
         """h = C on every P-sample and −C on every Q-sample, for the largest C tried."""
@@ -170,7 +171,13 @@ class RenyiTester(Tester):
         return max(_corrected_bound(h0, h1, alpha, bound_c, beta, samples, samples), 0.0)
 
     def fit(
-        self, train0, train1, claim: Claim, beta: float, rng: np.random.Generator, eval_size=None
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None = None,
     ) -> DualFunction:
         """Fit h on training samples: its inputs, then its parameters for each C."""
         self.check_claim(claim)
@@ -182,15 +189,14 @@ class RenyiTester(Tester):
         features, family, description = self._inputs(x0, x1)
         inputs0, inputs1 = features(x0), features(x1)
         n = eval_size or len(x0)
-        best, best_bound = None, -np.inf
+        candidates = []
         params = family.initial(inputs0.shape[1], rng)
         for bound_c in _BOUNDS_C:
             params = _maximise_dual(family, inputs0, inputs1, alpha, bound_c, params)
             function = DualFunction(features, family, params, bound_c, description)
             predicted = _corrected_bound(function(x0), function(x1), alpha, bound_c, beta, n, n)
-            if best is None or predicted > best_bound:
-                best, best_bound = function, predicted
-        return best
+            candidates.append((predicted, function))
+        return max(candidates, key=lambda candidate: candidate[0])[1]
 
     def _inputs(self, x0: np.ndarray, x1: np.ndarray):
         """The map from outputs to the family's inputs, the family, and a description."""
@@ -223,7 +229,12 @@ class RenyiTester(Tester):
         return basis, _Chebyshev(), f"Chebyshev degree {degree} of squashed {source}"
 
     def evaluate(
-        self, function: DualFunction, test0, test1, claim: Claim, beta: float
+        self,
+        function: DualFunction,
+        test0: np.ndarray,
+        test1: np.ndarray,
+        claim: Claim,
+        beta: float,
     ) -> TestResult:
         """The Chernoff-corrected dual on held-out samples."""
         start = time.perf_counter()
