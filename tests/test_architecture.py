@@ -12,13 +12,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dpfuzz"
+CATALOGUE = ROOT / "mechanisms"  # installed as dpfuzz.catalogue
 
 
 def modules() -> dict[str, Path]:
     found = {}
     for path in PACKAGE.rglob("*.py"):
-        if "catalogue" in path.relative_to(PACKAGE).parts:
-            continue
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         found[name.removesuffix(".__init__")] = path
     return found
@@ -157,7 +156,7 @@ def test_imports_go_down_the_floors_never_up():
     assert not upward, "imports from a higher floor:\n" + "\n".join(sorted(upward))
 
 
-@pytest.mark.parametrize("folder", ["dpfuzz", "benchmarks"])
+@pytest.mark.parametrize("folder", ["dpfuzz", "mechanisms", "benchmarks"])
 def test_no_private_name_is_imported_from_another_module(folder):
     offenders = []
     for path in (ROOT / folder).rglob("*.py"):
@@ -197,7 +196,7 @@ def test_the_engine_never_probes_a_tester():
 
 def test_code_comments_carry_no_dates_and_no_before_after_figures():
     offenders = []
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *CATALOGUE.rglob("*.py")]:
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if re.search(r"\b20\d\d-\d\d-\d\d\b", line) or re.search(r"\d\s*(→|->)\s*\d", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
@@ -268,7 +267,7 @@ def test_every_public_function_is_fully_annotated():
             elif isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
                 visit(child, path, True)
 
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *CATALOGUE.rglob("*.py")]:
         if not any(part.startswith("_") and part != "__init__.py" for part in path.parts):
             visit(ast.parse(path.read_text()), path, False)
     assert not offenders, "\n".join(offenders)

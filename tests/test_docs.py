@@ -130,10 +130,10 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
 def test_the_readme_is_a_short_entry_point_with_the_two_quickstart_commands():
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) <= 150
-    assert 'python -m pip install ".[report]" && dpfuzz campaign run' in text
+    assert 'python -m pip install -e ".[report]" && dpfuzz campaign run' in text
     assert (
-        'python -m pip install ".[test,vizier,opendp,diffprivlib,pydp,opacus,pipelinedp]" && python'
-        " -m pytest -n auto" in text
+        'python -m pip install -e ".[test,vizier,opendp,diffprivlib,pydp,opacus,pipelinedp]" &&'
+        " python -m pytest -n auto" in text
     )
 
 

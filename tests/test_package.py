@@ -132,3 +132,23 @@ def test_a_policy_that_is_not_one_is_named_with_the_fix():
         AuditPolicy().probe_draws
         == 2 * AuditPolicy().reproducibility_samples + AuditPolicy().probe_samples
     )
+
+
+def test_the_catalogue_installs_from_mechanisms_and_every_package_is_listed():
+    """`mechanisms/` is `dpfuzz.catalogue` through the install (a package-dir mapping), and the
+    explicit package list in pyproject.toml names every package of the tree."""
+    import tomllib
+    from pathlib import Path
+
+    import dpfuzz.catalogue
+
+    root = Path(__file__).resolve().parent.parent
+    assert Path(dpfuzz.catalogue.__file__).parent == root / "mechanisms"
+    assert not (root / "dpfuzz" / "catalogue").exists()
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {
+        ".".join(path.parent.relative_to(root).parts)
+        for path in (root / "dpfuzz").rglob("__init__.py")
+    }
+    assert set(setuptools["packages"]) == found | {"dpfuzz.catalogue"}
+    assert setuptools["package-dir"] == {"dpfuzz.catalogue": "mechanisms"}
