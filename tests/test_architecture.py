@@ -217,7 +217,7 @@ def test_front_doors_are_short_and_engine_functions_fit_a_screen():
 def test_tests_pass_policies_rather_than_patching_module_constants():
     pattern = re.compile(r"monkeypatch\.setattr\(\s*[\w.]+\s*,\s*[\"'][A-Z][A-Z0-9_]*[\"']")
     offenders = [
-        path.name for path in (ROOT / "tests").glob("*.py") if pattern.search(path.read_text())
+        path.name for path in (ROOT / "tests").rglob("*.py") if pattern.search(path.read_text())
     ]
     assert not offenders, offenders
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from shared_mechanisms import laplace_sum, one_laplace_sum
 
 from dpfuzz import (
     ApproxDP,
@@ -18,14 +19,6 @@ from dpfuzz import (
 )
 
 distributed = pytest.importorskip("dask.distributed")
-
-
-def laplace_sum(dataset, num_samples, rng):
-    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
-
-
-def one_laplace_sum(dataset, rng):  # module level: picklable for per_call workers
-    return dataset.sum() + rng.laplace(0.0, 1.0)
 
 
 def gaussian_vector(dataset, num_samples, rng):

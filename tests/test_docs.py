@@ -103,7 +103,8 @@ def test_every_config_and_shell_block_parses(page):
 def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     # The libraries' releases are called one at a time: at their own budgets these examples take
     # minutes, so each `LibraryTarget.audit` runs at the quick budget, 10 s at most, here (the
-    # verdicts they state are checked in tests/test_adapters.py and benchmarks/libraries.py).
+    # verdicts they state are checked in tests/adapters/test_adapters.py and
+    # benchmarks/libraries.py).
     for library in ("opendp", "diffprivlib", "pydp", "opacus", "pipeline_dp"):
         pytest.importorskip(library)
     from dpfuzz import adapters
@@ -123,7 +124,7 @@ def test_the_library_examples_run_on_a_quick_budget(monkeypatch):
     for number, block in enumerate(python_blocks((ROOT / page).read_text()), start=1):
         if (
             "dpfuzz.adapters.smartnoise" not in block
-        ):  # SmartNoise, jax-privacy: their environment, tests/test_adapters.py
+        ):  # SmartNoise, jax-privacy: their environment, tests/adapters/test_adapters.py
             exec(compile(block, f"{page} block {number}", "exec"), {"__name__": "__docs__"})
 
 

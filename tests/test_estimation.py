@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from shared_mechanisms import gaussian_sum, laplace_sum
 
 from dpfuzz import DatasetPair, Domain, EstimationPolicy, InvalidArgument, estimate_epsilon
 from dpfuzz.catalogue import entry
@@ -23,10 +24,6 @@ PROBE_DRAWS = POLICY.audit.probe_draws
 
 # its first import (≈ 1 s) would eat the timed tests' 1 s
 importlib.import_module("dpfuzz.testers.hockey_stick")
-
-
-def laplace_sum(dataset, num_samples, rng):  # exactly 1-DP under add/remove on [0, 1] records
-    return dataset.sum() + rng.laplace(0.0, 1.0, size=num_samples)
 
 
 @pytest.mark.slow
@@ -321,9 +318,6 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for(cloc
     # rare for their fit that way). Seed 9: the two sizes choose different tails (x < -1.62 and
     # x < -2.05), as on 11 of seeds 4-29; the sameness asserted first holds on any seed (same
     # fitting outputs, same size).
-    def gaussian_sum(dataset, num_samples, rng):
-        return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
-
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
     task = EstimateTask.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
@@ -350,9 +344,6 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
     def noisy_bits(dataset, num_samples, rng):  # randomized response on each of 3 bits
         flips = rng.random((num_samples, 3)) < 0.3
         return (flips ^ (np.asarray(dataset, dtype=float) > 0)).astype(np.int8)
-
-    def gaussian_sum(dataset, num_samples, rng):
-        return dataset.sum() + rng.normal(0.0, 1.0, size=num_samples)
 
     whole = int(400_000 / POLICY.time_share)
     far = Deadline(clock.now() + 600, 2_000_000)

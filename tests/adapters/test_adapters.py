@@ -757,7 +757,7 @@ def test_the_smartnoise_and_jaxprivacy_example_in_the_guide_runs(snsql, monkeypa
         )
 
     monkeypatch.setattr(adapters.LibraryTarget, "audit", quick)
-    text = (Path(__file__).resolve().parent.parent / "docs/guide/libraries.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs/guide/libraries.md").read_text()
     blocks = [
         block
         for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
