@@ -44,7 +44,7 @@ from results_table import environment, write
 from scipy import stats
 
 from dpfuzz import EstimationPolicy
-from dpfuzz.engine import sizes as estimate_sizes
+from dpfuzz.estimation import sizes as estimate_sizes
 
 # Larger budgets on one pair, for the draws a ceiling of 95% of ε needs.
 LARGER_DRAWS = (5 * 10**7, 10**8, 2 * 10**8, 4 * 10**8, 6 * 10**8, 10**9)

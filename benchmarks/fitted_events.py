@@ -37,8 +37,8 @@ from sklearn.pipeline import Pipeline
 
 from dpfuzz import EstimationPolicy
 from dpfuzz.claims import PureDP
-from dpfuzz.engine import sizes as estimate_sizes
-from dpfuzz.engine.estimate import estimation_tester
+from dpfuzz.estimation import sizes as estimate_sizes
+from dpfuzz.estimation.task import estimation_tester
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 from dpfuzz.testers.models import MonotonePatternScore
 

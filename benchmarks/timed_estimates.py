@@ -20,8 +20,8 @@ import numpy as np
 from results_table import environment, write
 
 from dpfuzz import DatasetPair, estimate_epsilon
-from dpfuzz.engine.timing import seconds_per_draw
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.estimation.timing import seconds_per_draw
 
 SLOW_RATE = 1_000  # draws per second of the emulated per-call mechanism
 

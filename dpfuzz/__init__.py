@@ -52,7 +52,7 @@ _EXPORTS = {
     "structured": "dpfuzz.outputs",
     "AuditReport": "dpfuzz.report",
     "Verdict": "dpfuzz.engine.verdict",
-    "TrialRecord": "dpfuzz.report",
+    "TrialRecord": "dpfuzz.trials",
     "AuditSettings": "dpfuzz.settings",
     "AuditPolicy": "dpfuzz.engine.policy",
     "EstimationPolicy": "dpfuzz.engine.policy",
@@ -114,6 +114,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     from dpfuzz.one_run import OneRunAudit, audit_one_run
     from dpfuzz.outputs import structured
     from dpfuzz.relations import AddRemove, Linf, Relation, Substitute
-    from dpfuzz.report import AuditReport, TrialRecord
+    from dpfuzz.report import AuditReport
     from dpfuzz.settings import AuditSettings
     from dpfuzz.testers import Tester, TestResult
+    from dpfuzz.trials import TrialRecord

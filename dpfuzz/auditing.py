@@ -26,7 +26,7 @@ import numpy as np
 from dpfuzz.claims import Claim
 from dpfuzz.domain import Domain
 from dpfuzz.engine.budget import Budget
-from dpfuzz.engine.pipeline import search_and_certify, too_slow_report
+from dpfuzz.engine.pipeline import search_and_certify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.probe import probe
@@ -36,6 +36,7 @@ from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.memory import check_affordable
 from dpfuzz.report import AuditReport
+from dpfuzz.reporting import audit_report, too_slow_report
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import Tester, make_tester
 
@@ -120,9 +121,9 @@ def audit(
             limit_slow_release(run)
         tester = audit_tester(settings, claim, probed.samples, mechanism)
         fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
-        return search_and_certify(
-            run, tester, Plan.from_settings(settings, tester, fill_racing=fill), settings, probed
-        )
+        plan = Plan.from_settings(settings, tester, fill_racing=fill)
+        ending = search_and_certify(run, tester, plan, settings, probed)
+        return audit_report(run, tester, plan, settings, probed, ending)
     except MechanismTooSlow as slow:
         default = " (the default: AuditPolicy.default_call_timeout)" if default_timeout else ""
         return too_slow_report(run, settings, str(slow) + default)

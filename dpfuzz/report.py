@@ -16,42 +16,13 @@ from dpfuzz.domain import Domain
 from dpfuzz.engine.stops import Stop
 from dpfuzz.engine.verdict import Verdict
 from dpfuzz.testers.base import TestResult
+from dpfuzz.trials import TrialRecord
 
 VERDICT_COLOURS = {
     Verdict.VIOLATED: "#cf222e",
     Verdict.NOT_REFUTED: "#1a7f37",
     Verdict.INCONCLUSIVE: "#9a6700",
 }
-
-
-@dataclass(frozen=True)
-class TrialRecord:
-    """One search evaluation of a pair: both directions' (uncertified) results.
-
-    `trial` numbers the pairs in the order the finder proposed them; `round` is 0 for that
-    first evaluation and counts the racing rounds in which the pair was sampled again.
-    """
-
-    trial: int
-    round: int
-    pair: DatasetPair
-    samples: int  # per side, cumulative
-    score: float
-    forward: TestResult  # M(d0) against M(d1)
-    backward: TestResult  # M(d1) against M(d0)
-    seconds: float
-
-    def to_dict(self) -> dict:
-        return {
-            "trial": self.trial,
-            "round": self.round,
-            "pair": self.pair.to_dict(),
-            "samples": self.samples,
-            "score": self.score,
-            "forward": self.forward.to_dict(),
-            "backward": self.backward.to_dict(),
-            "seconds": self.seconds,
-        }
 
 
 @dataclass(frozen=True)

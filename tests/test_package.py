@@ -79,7 +79,8 @@ def test_moved_names_keep_a_warning_alias_for_one_minor_release():
     import importlib
 
     from dpfuzz.domain import Domain
-    from dpfuzz.engine import schedule, sizes, timing
+    from dpfuzz.engine import schedule
+    from dpfuzz.estimation import sizes, timing
 
     with pytest.warns(DeprecationWarning, match="dpfuzz.domain.Domain"):
         from dpfuzz.datasets import Domain as old_domain
@@ -94,6 +95,9 @@ def test_moved_names_keep_a_warning_alias_for_one_minor_release():
             assert getattr(importlib.import_module("dpfuzz.estimation"), name) is getattr(
                 module, name
             )
+    for moved, module in (("sizes", sizes), ("timing", timing)):
+        with pytest.warns(DeprecationWarning, match=f"moved to {module.__name__}"):
+            assert getattr(importlib.import_module("dpfuzz.engine"), moved) is module
     from dpfuzz.assertions import assert_dp
 
     with pytest.warns(DeprecationWarning, match="import dpfuzz.assert_dp"):

@@ -37,7 +37,7 @@ class Budget:
     the deadline `started + max_seconds` on the engine clock (`engine.clock`). The clock's share
     of what is left is estimated from the mechanism's own draw rate so far. `hard`: draws end at
     the deadline (audits); otherwise the caller's plan keeps to it and a draw asked for is drawn
-    whole (timed estimates, whose sizes `engine.timing` plans, docs/decisions/0006).
+    whole (timed estimates, whose sizes `estimation.timing` plans, docs/decisions/0006).
     """
 
     def __init__(

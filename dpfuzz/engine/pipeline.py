@@ -4,14 +4,15 @@ Algorithm 1).
 A front door makes a `Run` (mechanism, claim, domain, `Budget`, seed), probes the mechanism
 (`engine.probe`), decides its `Plan` and its tester from the probe, then calls
 `search_and_certify`: the search ranks pairs on held-out estimates (`engine.search`), the chosen
-pair is certified on fresh outputs (`engine.certification`), and the report is assembled here.
-Only verification certifies, on outputs its event was not chosen on, so a correct mechanism is
-flagged with probability at most β for the whole run (docs/explanation/statistics.md).
+pair is certified on fresh outputs (`engine.certification`), and the run's `Ending` goes back
+to the front door, which reports it (`dpfuzz.reporting`). Only verification certifies, on outputs
+its event was not chosen on, so a correct mechanism is flagged with probability at most β for
+the whole run (docs/explanation/statistics.md).
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,32 +21,40 @@ from dpfuzz.engine import clock
 from dpfuzz.engine.certification import check_refutable, verification_pair, verify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.probe import Probe
-from dpfuzz.engine.race import RACE_SCORE, race, race_inconclusive, race_power
+from dpfuzz.engine.race import race
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.search import search
-from dpfuzz.engine.verdict import inconclusive_reason
 from dpfuzz.finders import make_finder
-from dpfuzz.mechanism import mechanism_name
-from dpfuzz.report import AuditReport, environment_versions
 from dpfuzz.settings import AuditSettings
-from dpfuzz.testers import Tester, TestResult
-from dpfuzz.testers.events import ScoreEvent
+from dpfuzz.testers import Tester
 
 if TYPE_CHECKING:
     from dpfuzz.engine.certification import Verification
     from dpfuzz.finders.base import BaseFinder
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How a run ended: the verification of its chosen pair, or None when nothing was certified
+    (a call too slow, a budget spent before the first look: `unfinished` says why); the finder
+    that proposed the pairs, and each stage's seconds."""
+
+    verification: Verification | None
+    finder: BaseFinder | None = None
+    seconds: dict = field(default_factory=dict)
+    unfinished: str | None = None
+
+
 def search_and_certify(
     run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
-) -> AuditReport:
-    """Search with `settings.finder`, certify the chosen pair, and report (a sequential plan:
-    race the finder's pairs to a verdict, `engine.race`)."""
+) -> Ending:
+    """Search with `settings.finder` and certify the chosen pair (a sequential plan: race the
+    finder's pairs to a verdict, `engine.race`)."""
     if plan.sequential:
-        return race_and_report(run, tester, plan, settings, probed)
+        return race_to_verdict(run, tester, plan, settings, probed)
     short = check_refutable(run, tester, plan)
     if short is not None:
-        return too_slow_report(run, settings, short)
+        return Ending(None, unfinished=short)
     finder = make_finder(settings.finder)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     try:
@@ -74,13 +83,13 @@ def search_and_certify(
         "verify": finished - verifying_at,
         "total": finished - run.budget.started,
     }
-    return report(run, tester, plan, settings, finder, probed, verification, seconds)
+    return Ending(verification, finder, seconds)
 
 
-def race_and_report(
+def race_to_verdict(
     run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
-) -> AuditReport:
-    """Race `settings.finder`'s pairs to a verdict (`engine.race`), and report."""
+) -> Ending:
+    """Race `settings.finder`'s pairs to a verdict (`engine.race`)."""
     finder = make_finder(settings.finder)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     began = clock.now()
@@ -89,11 +98,10 @@ def race_and_report(
     finally:
         finder.stop()
     if verification is None:
-        return too_slow_report(
-            run,
-            settings,
-            f"the budget ended the race after {run.budget.used:,} draws, before any output was"
-            " bet on: raise max_draws or max_seconds",
+        return Ending(
+            None,
+            unfinished=f"the budget ended the race after {run.budget.used:,} draws, before any"
+            " output was bet on: raise max_draws or max_seconds",
         )
     finished = clock.now()
     seconds = {
@@ -102,159 +110,4 @@ def race_and_report(
         "verify": 0.0,
         "total": finished - run.budget.started,
     }
-    return report(run, tester, plan, settings, finder, probed, verification, seconds)
-
-
-def report(
-    run: Run,
-    tester: Tester,
-    plan: Plan,
-    settings: AuditSettings,
-    finder: BaseFinder,
-    probed: Probe,
-    verification: Verification,
-    seconds: dict,
-) -> AuditReport:
-    """The `AuditReport` of a finished run."""
-    result, candidate = verification.result, verification.pair
-    power = None if result.violated else _power(tester, result)
-    return AuditReport(
-        violated=result.violated,
-        claim=run.claim,
-        beta=plan.beta,
-        epsilon_lower_bound=result.epsilon_lower_bound,
-        witness=candidate if result.violated else None,
-        candidate=candidate,
-        verification=result,
-        history=tuple(run.history),
-        mechanism=mechanism_name(run.mechanism),
-        domain=run.domain,
-        tester=tester.name,
-        finder=finder.name,
-        search_score=RACE_SCORE if plan.sequential else tester.score_name(run.claim),
-        seed=run.seed,
-        trials=len({record.trial for record in run.history}) or int(plan.orient_by_fit),
-        samples=plan.samples,
-        verify_samples=plan.verify_samples,
-        settings={**settings.to_dict(), "seed": run.seed},
-        draws=run.budget.used,
-        draw_rate=run.budget.rate,
-        looks=tuple(verification.looks),
-        power=power,
-        inconclusive=None if result.violated else _inconclusive(run, tester, result, power),
-        reproducible=probed.reproducible and run.budget.deadline is None,
-        notes=tuple(run.notes),
-        stops=tuple(run.stops),
-        seconds=seconds,
-        versions=environment_versions(),
-        finder_details=finder.details(),
-        profile=profile(run, verification.samples, plan.beta),
-        distributions=distributions(run, tester, verification),
-    )
-
-
-def _power(tester: Tester, result: TestResult) -> dict:
-    """What a certificate that did not refute could have refuted (a race's: `race_power`)."""
-    return race_power(result) if result.details.get("sequential") else tester.detectable(result)
-
-
-def _inconclusive(run: Run, tester: Tester, result: TestResult, power: dict | None) -> str | None:
-    """Why a certificate that did not refute could not have refuted a violation of a stated size
-    (`engine.verdict`; a race's: `race_inconclusive`), including when no outcome on its own event
-    could have at its sample size while a larger one could (its `power` says so): then it stated
-    no power."""
-    if result.details.get("sequential"):
-        return race_inconclusive(result, run.policy.delta_power_factor)
-    reason = inconclusive_reason(tester, result, run.policy.delta_power_factor)
-    if reason is None and power is not None and power.get("more_outputs_help"):
-        return (
-            f"with {power['samples']:,} verification outputs per side no outcome on the certified"
-            " event could have refuted the claim, and more outputs could have; raise"
-            " verify_samples, max_draws or max_seconds"
-        )
-    return reason
-
-
-def too_slow_report(run: Run, settings: AuditSettings, reason: str) -> AuditReport:
-    """The inconclusive `AuditReport` of a run a slow call ended before it certified anything:
-    `reason` names the call; the pair is the relation's first classic pair, and no bound."""
-    pair = run.domain.relation.classic_pairs(run.domain)[0]
-    named = settings.to_dict()
-    nothing = TestResult(
-        str(named["tester"]),
-        run.claim,
-        "none",
-        math.nan,
-        math.nan,
-        None,
-        math.nan,
-        0.0,
-        "none (no outputs to test)",
-        (0, 0),
-    )
-    return AuditReport(
-        violated=False,
-        claim=run.claim,
-        beta=settings.beta,
-        epsilon_lower_bound=None,
-        witness=None,
-        candidate=pair,
-        verification=nothing,
-        history=tuple(run.history),
-        mechanism=mechanism_name(run.mechanism),
-        domain=run.domain,
-        tester=str(named["tester"]),
-        finder=str(named["finder"]),
-        seed=run.seed,
-        trials=len({record.trial for record in run.history}),
-        samples=settings.samples,
-        verify_samples=settings.verification_samples,
-        settings={**named, "seed": run.seed},
-        draws=run.budget.used,
-        draw_rate=run.budget.rate,
-        inconclusive=reason,
-        reproducible=False,
-        notes=tuple(run.notes),
-        stops=tuple(run.stops),
-        seconds={"total": clock.now() - run.budget.started},
-        versions=environment_versions(),
-    )
-
-
-def distributions(run: Run, tester: Tester, verification: Verification) -> dict | None:
-    """Histograms of the verified pair's 1-D verification outputs, and where the certified event
-    holds (`dpfuzz.output_histograms`; events certified from counts), for the report's picture."""
-    samples = verification.samples
-    if (
-        not samples
-        or samples[0].size != len(samples[0])
-        or len(samples[0]) < run.policy.profile_min_samples
-    ):
-        return None
-    from dpfuzz.output_histograms import output_histograms
-
-    shape = samples[0].shape[1:]
-    event = verification.event
-
-    def in_event(values: np.ndarray) -> np.ndarray:
-        return np.array([tester.in_event(event, value.reshape(1, *shape)) > 0 for value in values])
-
-    # as `FreshOutputs` counts them
-    counted = tester.counts_events and isinstance(event, ScoreEvent)
-    return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if counted else None)
-
-
-def profile(run: Run, samples: tuple, beta: float) -> dict | None:
-    """The verified pair's privacy profile and trade-off bound (`dpfuzz.profiles`) from the
-    verification outputs (at most `profile_max_samples` per side), for 1-D outputs: a
-    description at its own confidence 1 − β, not part of the verdict."""
-    cap = run.policy.profile_max_samples
-    if (
-        not samples
-        or samples[0].size != len(samples[0])
-        or len(samples[0]) < run.policy.profile_min_samples
-    ):
-        return None
-    from dpfuzz.profiles import privacy_profile
-
-    return privacy_profile(samples[0][:cap].ravel(), samples[1][:cap].ravel(), beta=beta).to_dict()
+    return Ending(verification, finder, seconds)

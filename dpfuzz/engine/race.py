@@ -37,10 +37,10 @@ from dpfuzz.engine.run import Run
 from dpfuzz.engine.stops import StopReason
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.finders import BaseFinder
-from dpfuzz.report import TrialRecord
 from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.base import single_threaded
 from dpfuzz.testers.betting import BET_CAP, BettingCertificate, epsilon_grid
+from dpfuzz.trials import TrialRecord
 
 if TYPE_CHECKING:
     from dpfuzz.claims import Claim

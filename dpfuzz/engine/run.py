@@ -15,7 +15,7 @@ from dpfuzz.engine.chunks import check_dask_client
 from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.stops import Stop, StopReason
 from dpfuzz.mechanism import Mechanism
-from dpfuzz.report import TrialRecord
+from dpfuzz.trials import TrialRecord
 
 
 def fresh_seed() -> int:

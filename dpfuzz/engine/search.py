@@ -26,9 +26,9 @@ from dpfuzz.engine.schedule import plan_search, racing_pairs, racing_rounds
 from dpfuzz.engine.stops import StopReason
 from dpfuzz.errors import MechanismTooSlow
 from dpfuzz.finders import BaseFinder
-from dpfuzz.report import TrialRecord
 from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.base import single_threaded, split_halves
+from dpfuzz.trials import TrialRecord
 
 
 @dataclass

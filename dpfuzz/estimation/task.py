@@ -1,6 +1,6 @@
 """An estimate's runs, planned and composed: one pair certified, or a search that chooses the
 pair and then its certification (docs/decisions/0004, 0012). `dpfuzz.estimation.estimate_epsilon`
-builds an `EstimateTask` and asks it for an estimate, or `engine.timing` for a timed one."""
+builds an `EstimateTask` and asks it for an estimate, or `estimation.timing` for a timed one."""
 
 from __future__ import annotations
 
@@ -13,19 +13,21 @@ import numpy as np
 from dpfuzz.claims import ApproxDP, PureDP
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain, enclosing_domain
-from dpfuzz.engine import clock, sizes
+from dpfuzz.engine import clock
 from dpfuzz.engine.budget import Budget
 from dpfuzz.engine.pipeline import search_and_certify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.probe import probe
 from dpfuzz.engine.run import Run, fresh_seed
-from dpfuzz.engine.timing import Deadline
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.estimate_report import EpsilonEstimate
+from dpfuzz.estimation import sizes
+from dpfuzz.estimation.timing import Deadline
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.memory import check_affordable
 from dpfuzz.report import AuditReport
+from dpfuzz.reporting import audit_report
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import make_tester
 
@@ -242,7 +244,8 @@ class EstimateTask:
         plan = Plan.from_settings(
             settings, tester, selection_samples=selection, orient_by_fit=one_pair
         )
-        return search_and_certify(run, tester, plan, settings, probed)
+        ending = search_and_certify(run, tester, plan, settings, probed)
+        return audit_report(run, tester, plan, settings, probed, ending)
 
 
 def chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:

@@ -1,17 +1,18 @@
 """Certified ε estimation: "how private is this, at least?" (the question DP-Sniper answers).
 
-`estimate_epsilon` runs the engine (`dpfuzz.engine`) with the claim ε = 0 (at the given δ) and the
-hockey-stick tester's ``objective="epsilon"`` (events ranked by the ε they would certify) and
-``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy loss). On one pair,
-most draws go to the one final certification, whose bound is the estimate (`engine.sizes`). Several
-pairs (a `Domain`, or a list) are estimated in two stages: a search run spends `search_share` of the
-draws on all pairs alike and picks the pair whose held-out bound is largest
-(`engine.estimate.chosen_pair`); the rest estimate that pair alone, its event fitted on fresh
-outputs. The pair and event are selected on other samples than the one held-out test at level β, so
+`estimate_epsilon` runs the engine (`dpfuzz.engine`) with the claim ε = 0 (at the given δ) and
+the hockey-stick tester's ``objective="epsilon"`` (events ranked by the ε they would certify) and
+``certificate="privacy_loss"`` (pure DP: one joint bound on the event's privacy loss). On one
+pair, most draws go to the one final certification, whose bound is the estimate
+(`estimation.sizes`). Several pairs (a `Domain`, or a list) are estimated in two stages: a search
+run spends `search_share` of the draws on all pairs alike and picks the pair whose held-out bound
+is largest (`estimation.task.chosen_pair`); the rest estimate that pair alone, its event fitted
+on fresh outputs. The pair and event are selected on other samples than the one held-out test at
+level β, so
 
     P(true ε at δ < estimate) ≤ β.
 
-A time budget is planned by `engine.timing`: the clock chooses the draws, never an outcome, so
+A time budget is planned by `estimation.timing`: the clock chooses the draws, never an outcome, so
 the guarantee holds unchanged. Every number of the plan is a field of `EstimationPolicy`.
 """
 
@@ -21,13 +22,13 @@ from typing import Any
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.domain import Domain
-
-# estimation_tester: public here too
-from dpfuzz.engine.estimate import EstimateTask, estimation_tester  # noqa: F401
 from dpfuzz.engine.policy import EstimationPolicy
-from dpfuzz.engine.timing import timed_estimate
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.estimate_report import EpsilonEstimate
+
+# estimation_tester: public here too
+from dpfuzz.estimation.task import EstimateTask, estimation_tester  # noqa: F401
+from dpfuzz.estimation.timing import timed_estimate
 from dpfuzz.mechanism import Mechanism
 from dpfuzz.validation import check_int, check_number, check_seconds
 
@@ -86,9 +87,9 @@ def estimate_epsilon(
 
 
 _MOVED = {
-    name: "dpfuzz.engine.sizes"
+    name: "dpfuzz.estimation.sizes"
     for name in ("fit_samples", "search_plan", "smallest_budget", "verification_samples")
-} | {name: "dpfuzz.engine.timing" for name in ("seconds_per_draw", "planned_draws")}
+} | {name: "dpfuzz.estimation.timing" for name in ("seconds_per_draw", "planned_draws")}
 
 
 def __getattr__(name: str) -> Any:

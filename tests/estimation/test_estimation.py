@@ -15,9 +15,9 @@ from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
 from dpfuzz.domain import enclosing_domain
 from dpfuzz.engine import Budget, Stop, StopReason
-from dpfuzz.engine.estimate import EstimateTask
-from dpfuzz.engine.sizes import fit_samples, search_plan, smallest_budget, verification_samples
-from dpfuzz.engine.timing import Deadline, planned_draws
+from dpfuzz.estimation.sizes import fit_samples, search_plan, smallest_budget, verification_samples
+from dpfuzz.estimation.task import EstimateTask
+from dpfuzz.estimation.timing import Deadline
 
 POLICY = EstimationPolicy()
 PROBE_DRAWS = POLICY.audit.probe_draws
@@ -450,7 +450,7 @@ def test_a_search_ranks_pairs_by_bounds_that_one_count_cannot_make():
     # 57,792 outputs per side, whose complement certifies more at β than moving all answers up
     # (0.249 against 0.141), by the luck of a few counts; chosen, it certified 0.000, against
     # 0.24 for all answers moved up. With one count moved against each test, that lead is gone.
-    from dpfuzz.engine.estimate import chosen_pair
+    from dpfuzz.estimation.task import chosen_pair
     from dpfuzz.testers.bounds import pure_dp_epsilon_lower
 
     n, beta = 57_792, 0.1
@@ -499,45 +499,6 @@ def test_a_large_search_chooses_each_pairs_events_for_the_final_certification(mo
             laplace_sum, Domain(max_size=3), seed=0, max_draws=max_draws, policy=policy
         )
         assert sizes == [(samples // 2, expected)] * POLICY.search_trials
-
-
-def test_the_time_plan_extrapolates_the_pilots_pace():
-    # Pilots as (draws, seconds). Times growing as draws^1.5: the power law hits the time exactly.
-    def pilots(*timed):
-        return [SimpleNamespace(draws=draws, seconds=seconds) for draws, seconds in timed]
-
-    superlinear = pilots((1_000_000, 1.0), (4_000_000, 8.0))
-    assert planned_draws(superlinear, 64.0) == pytest.approx(16_000_000, rel=1e-6)
-    # 0.1 s fixed plus 0.1 µs per draw (k ≈ 0.66): affine through both, so 10 s affords 9.9·10^7.
-    fixed_cost = pilots((1_000_000, 0.2), (4_000_000, 0.5))
-    assert planned_draws(fixed_cost, 10.0) == pytest.approx(99_000_000, rel=1e-6)
-    # SVT6's searches (k ≈ 0.25): affine, 0.15 s per 258,384 draws, where proportional gave
-    # 1.4·10^6.
-    svt6 = pilots((86_128, 0.36), (344_512, 0.51))
-    assert planned_draws(svt6, 2.1) == pytest.approx(344_512 + 1.59 * 258_384 / 0.15, rel=1e-6)
-    # k just above 0.1: affine, but at most three times the proportional plan (not 2·10^8).
-    barely = pilots((1_000_000, 0.40), (4_000_000, 0.46))
-    assert planned_draws(barely, 4.6) == pytest.approx(3 * 40_000_000, rel=1e-6)
-    # Two near-equal times (k < 0.1) measure no pace: proportional to the last pilot, not 10^9
-    # draws.
-    unmeasured = pilots((1_000_000, 0.30), (4_000_000, 0.31))
-    assert planned_draws(unmeasured, 3.1) == pytest.approx(40_000_000, rel=1e-6)
-    assert planned_draws(pilots((1_000_000, 0.5)), 2.0) == 4_000_000
-
-
-def test_one_pair_fits_its_event_on_40_percent_up_to_3e6_per_side_then_on_5_percent_up_to_1e7():
-    # 40% of small budgets; DP-Sniper's budget (2.6·10^7) keeps the 3·10^6 per side its
-    # benchmarks were measured with; from 1.2·10^8 draws 5% of them, up to 10^7 per side.
-    assert fit_samples(1_000_000) == 200_000
-    assert fit_samples(26_000_000) == 3_000_000
-    assert fit_samples(120_000_000) == 3_000_000
-    assert fit_samples(200_000_000) == 5_000_000
-    assert fit_samples(1_000_000_000) == 10_000_000
-    # Scalar outputs: 40%, at most 10^6 per side, then 1/13 of the outputs per side up to 10^7.
-    assert fit_samples(1_000_000, scalar=True) == 200_000
-    assert fit_samples(26_000_000, scalar=True) == 1_000_000
-    assert fit_samples(130_000_000, scalar=True) == 5_000_000
-    assert fit_samples(1_000_000_000, scalar=True) == 10_000_000
 
 
 @pytest.mark.slow

@@ -17,9 +17,9 @@ from dpfuzz.datasets import DatasetPair
 from dpfuzz.engine import clock
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.run import fresh_seed
-from dpfuzz.engine.sizes import smallest_budget
 from dpfuzz.engine.stops import Stop, StopReason
 from dpfuzz.errors import InvalidArgument
+from dpfuzz.estimation.sizes import smallest_budget
 from dpfuzz.mechanism import Mechanism, draw_samples
 
 if TYPE_CHECKING:
