@@ -20,7 +20,6 @@ from dpfuzz.mechanism import mechanism_name
 from dpfuzz.report import AuditReport, environment_versions
 from dpfuzz.settings import AuditSettings
 from dpfuzz.testers import Tester, TestResult
-from dpfuzz.testers.events import ScoreEvent
 
 
 def audit_report(
@@ -153,8 +152,7 @@ def distributions(run: Run, tester: Tester, verification: Verification) -> dict 
     def in_event(values: np.ndarray) -> np.ndarray:
         return np.array([tester.in_event(event, value.reshape(1, *shape)) > 0 for value in values])
 
-    # as `FreshOutputs` counts them
-    counted = tester.counts_events and isinstance(event, ScoreEvent)
+    counted = tester.counts(event)  # as `FreshOutputs` counts them
     return output_histograms(samples[0].ravel(), samples[1].ravel(), in_event if counted else None)
 
 

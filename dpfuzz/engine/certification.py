@@ -39,7 +39,6 @@ from dpfuzz.finders import BaseFinder
 from dpfuzz.mechanism import chunk_rows
 from dpfuzz.testers import Tester, TestResult
 from dpfuzz.testers.base import single_threaded
-from dpfuzz.testers.events import ScoreEvent
 
 
 @dataclass
@@ -55,7 +54,7 @@ class Verification:
 
 class FreshOutputs:
     """The verification's fresh outputs of P and Q, drawn look by look. An event that the tester
-    certifies from counts (`Tester.counts_events`) gets them drawn, counted and discarded
+    certifies from counts (`Tester.counts`) gets them drawn, counted and discarded
     `verify_chunk_values` output values at a time, each chunk with its own generators
     (`engine.chunks`; on the workers of a Dask `client`, if given), and of 1-D outputs the first
     `profile_max_samples` per side are kept, for the privacy profile. Other testers get every
@@ -71,9 +70,7 @@ class FreshOutputs:
         switch_interval: float = 0.1,
     ):
         self.tester, self.events = tester, events  # the event of (P, Q) and, if any, that of (Q, P)
-        self.counting = tester.counts_events and all(
-            isinstance(event, ScoreEvent) for event in events
-        )
+        self.counting = all(tester.counts(event) for event in events)
         self.chunk_values, self.keep, self.client, self.switch_interval = (
             chunk_values,
             keep,

@@ -198,6 +198,12 @@ class Tester:
         """The certified result of `fitted` on held-out samples (never those it was fitted on)."""
         raise NotImplementedError
 
+    def counts(self, event: Any) -> bool:
+        """Whether `event` is certified from counts (`in_event`, `certify_counts`): verification
+        then draws, counts and discards its outputs a chunk at a time (`counts_events` says
+        whether the tester's events can be)."""
+        return self.counts_events
+
     def in_event(self, event: Any, samples: np.ndarray) -> int:
         """How many of `samples` fall in `event` (testers with `counts_events`)."""
         raise NotImplementedError(f"the {self.name} tester does not certify from counts.")

@@ -258,3 +258,15 @@ def test_testers_fit_on_one_thread_and_restore_the_pools():
         with single_threaded():
             assert all(pool["num_threads"] == 1 for pool in threadpool_info())
         assert {pool["filepath"]: pool["num_threads"] for pool in threadpool_info()} == before
+
+
+def test_a_tester_says_which_of_its_events_it_certifies_from_counts():
+    rng = np.random.default_rng(0)
+    p, q = rng.integers(0, 4, 2_000), rng.integers(0, 4, 2_000)
+    for bound, counted in (("event", True), ("uniform", False)):
+        tester = HistogramTester(bound=bound)
+        fitted = tester.fit(p, q, PureDP(1.0), 0.05, rng)
+        assert tester.counts(fitted) is counted, bound
+    hockey_stick = make_tester("hockey_stick", PureDP(1.0))
+    assert hockey_stick.counts(hockey_stick.fit(p, q, PureDP(1.0), 0.05, rng))
+    assert not MMDTester().counts(None)
