@@ -406,44 +406,9 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
         problems.append("'target' must be an array of tables: write [[target]] (two brackets)")
         raw_targets = []
     for index, raw in enumerate(raw_targets, start=1):
-        where = f"target {index}"
-        unknown = unknown_keys(raw, _TARGET_KEYS, where)
-        mistyped = [
-            f"{where}: {key} must be {kind}, got {raw[key]!r}"
-            for key, kind in _TARGET_TYPES.items()
-            if key in raw and not isinstance(raw[key], str if kind == "a string" else bool)
-        ]
-        if unknown or mistyped:
-            problems += unknown + mistyped
-            continue
-        if raw.get("catalogue"):
-            targets.extend(catalogue_targets())
-        elif sum(key in raw for key in ("entry", "mechanism", "library")) != 1:
-            problems.append(
-                f"{where}: give exactly one of 'entry', 'mechanism', 'library' or 'catalogue ="
-                " true'"
-            )
-        elif "mechanism" in raw and "claim" not in raw:
-            problems.append(
-                f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim"
-                ' = { type = "PureDP", epsilon = 1.0 }'
-            )
-        else:
-            name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
-            wrong = [
-                f"{where} ({name}): {key} must be a table, e.g. {example}; got {raw[key]!r}"
-                for key, example in _TABLES.items()
-                if key in raw and not isinstance(raw[key], dict)
-            ]
-            if wrong:
-                problems += wrong
-                continue
-            fields = {
-                key: raw[key]
-                for key in _TARGET_KEYS
-                if key in raw and key not in ("params", "catalogue", "name")
-            }
-            targets.append(Target(name=name, params=dict(raw.get("params", {})), **fields))
+        parsed, wrong = _parse_target(raw, f"target {index}")
+        targets += parsed
+        problems += wrong
     if "target" in data and not raw_targets:
         problems.append(
             "'target = []' names no target: add [[target]] tables (catalogue = true audits the"
@@ -456,6 +421,61 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
         )
     if not targets and not problems:
         targets = catalogue_targets()
+    seeds, finders, allow, timeout = _parse_runs(data, problems)
+    config = CampaignConfig(
+        _distinct_names(targets),
+        tuple(finders),
+        tuple(seeds),
+        data.get("budget", "quick"),
+        data.get("tester", "entry"),
+        {key: data[key] for key in SETTING_KEYS if key in data},
+        allow,
+        float(timeout),
+    )
+    return config, problems
+
+
+def _parse_target(raw: dict, where: str) -> tuple[list[Target], list[str]]:
+    """The targets one [[target]] table describes (the whole catalogue for ``catalogue =
+    true``), or its problems."""
+    unknown = unknown_keys(raw, _TARGET_KEYS, where)
+    mistyped = [
+        f"{where}: {key} must be {kind}, got {raw[key]!r}"
+        for key, kind in _TARGET_TYPES.items()
+        if key in raw and not isinstance(raw[key], str if kind == "a string" else bool)
+    ]
+    if unknown or mistyped:
+        return [], unknown + mistyped
+    if raw.get("catalogue"):
+        return catalogue_targets(), []
+    if sum(key in raw for key in ("entry", "mechanism", "library")) != 1:
+        return [], [
+            f"{where}: give exactly one of 'entry', 'mechanism', 'library' or 'catalogue = true'"
+        ]
+    if "mechanism" in raw and "claim" not in raw:
+        return [], [
+            f"{where} ({raw['mechanism']}): a user mechanism needs a 'claim' table, e.g. claim"
+            ' = { type = "PureDP", epsilon = 1.0 }'
+        ]
+    name = raw.get("name") or raw.get("entry") or raw.get("mechanism") or raw["library"]
+    wrong = [
+        f"{where} ({name}): {key} must be a table, e.g. {example}; got {raw[key]!r}"
+        for key, example in _TABLES.items()
+        if key in raw and not isinstance(raw[key], dict)
+    ]
+    if wrong:
+        return [], wrong
+    fields = {
+        key: raw[key]
+        for key in _TARGET_KEYS
+        if key in raw and key not in ("params", "catalogue", "name")
+    }
+    return [Target(name=name, params=dict(raw.get("params", {})), **fields)], []
+
+
+def _parse_runs(data: dict, problems: list[str]) -> tuple[list, list, bool, float]:
+    """The seeds, finders, ``allow_inconclusive`` and ``audit_timeout`` of a config, each
+    replaced by its default when malformed (the problem appended to `problems`)."""
     seeds, finders = data.get("seeds", [0]), data.get("finders", ["random"])
     if (
         not isinstance(seeds, list)
@@ -478,7 +498,6 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
             f" {finders!r}"
         )
         finders = ["random"]
-    settings = {key: data[key] for key in SETTING_KEYS if key in data}
     allow = data.get("allow_inconclusive", False)
     if not isinstance(allow, bool):
         problems.append(f"allow_inconclusive must be true or false, got {allow!r}")
@@ -489,17 +508,7 @@ def _parse(data: dict) -> tuple[CampaignConfig, list[str]]:
     except InvalidArgument as error:
         problems.append(str(error).rstrip("."))
         timeout = AUDIT_TIMEOUT
-    config = CampaignConfig(
-        _distinct_names(targets),
-        tuple(finders),
-        tuple(seeds),
-        data.get("budget", "quick"),
-        data.get("tester", "entry"),
-        settings,
-        allow,
-        float(timeout),
-    )
-    return config, problems
+    return seeds, finders, allow, float(timeout)
 
 
 def _distinct_names(targets: list[Target]) -> tuple[Target, ...]:

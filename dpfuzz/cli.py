@@ -26,19 +26,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dpfuzz import names
+
 if TYPE_CHECKING:
+    from dpfuzz.campaign import CampaignConfig
+    from dpfuzz.store import ResultsStore
     from dpfuzz.targets import Resolved
 
-# Kept here rather than imported, so that ``dpfuzz --help`` imports nothing heavy; a test
-# checks they match the registries.
-TESTERS = ("auto", "hockey_stick", "histogram", "mmd", "renyi", "float_bits")
-FINDERS = ("random", "grid", "hypothesis", "vizier")
-RELATIONS = ("add_remove", "substitute", "linf")
-BUDGET_NAMES = ("default", "quick", "thorough")
-SAMPLING = ("adaptive", "fixed", "sequential")
-ARITHMETIC = ("real", "float")
-VERIFY_DIRECTIONS = ("both", "one")
-CLAIM_TYPES = ("PureDP", "ApproxDP", "RenyiDP", "GaussianDP", "ZeroConcentratedDP")
+TESTERS = ("auto", *names.TESTERS)
 
 # flag -> AuditSettings field
 SETTINGS_FLAGS = (
@@ -166,7 +161,6 @@ class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     """The `dpfuzz` command line (the docs site prints its help from it)."""
-    formatter = _DefaultsFormatter
     parser = argparse.ArgumentParser(
         prog="dpfuzz",
         description="Find differential-privacy bugs by running mechanisms.",
@@ -174,11 +168,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dpfuzz {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_audit_command(commands)
+    _add_estimate_command(commands)
+    _add_campaign_command(commands)
+    _add_report_command(commands)
+    _add_catalogue_command(commands)
+    return parser
 
+
+def _add_audit_command(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser(
         "audit",
         help="audit one mechanism against its privacy claim",
-        formatter_class=formatter,
+        formatter_class=_DefaultsFormatter,
         description=(
             "Search for neighbouring datasets on which TARGET violates its claim, then certify the"
             " violation."
@@ -194,7 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
             "catalogue entry name, or module:attribute of an entry, mechanism factory or mechanism"
         ),
     )
-    claim = run.add_argument_group("claim (default: the catalogue entry's)")
+    _add_claim_options(run.add_argument_group("claim (default: the catalogue entry's)"))
+    _add_domain_options(run)
+    search = run.add_argument_group("audit (default: the --budget preset's)")
+    _add_audit_settings(search)
+    _add_audit_limits(search)
+    _add_audit_outputs(run.add_argument_group("output"))
+    run.set_defaults(run=_audit_command)
+
+
+def _add_claim_options(claim: argparse._ArgumentGroup) -> None:
     claim.add_argument("--epsilon", type=float, help="ε of the claim")
     claim.add_argument("--delta", type=float, help="approximate DP: (ε, δ)")
     claim.add_argument("--alpha", type=float, help="Rényi DP: (α, ε)")
@@ -222,15 +233,18 @@ def build_parser() -> argparse.ArgumentParser:
             " (dpfuzz.outputs), one per call or a list per call"
         ),
     )
-    _add_domain_options(run)
-    search = run.add_argument_group("audit (default: the --budget preset's)")
+
+
+def _add_audit_settings(search: argparse._ArgumentGroup) -> None:
     search.add_argument(
-        "--budget", choices=BUDGET_NAMES, default="default", help="preset of the settings below"
+        "--budget", choices=names.BUDGETS, default="default", help="preset of the settings below"
     )
     search.add_argument(
         "--tester", choices=TESTERS, help="how divergence is bounded (default auto)"
     )
-    search.add_argument("--finder", choices=FINDERS, help="how pairs are proposed (default random)")
+    search.add_argument(
+        "--finder", choices=names.FINDERS, help="how pairs are proposed (default random)"
+    )
     search.add_argument("--trials", type=int, help="neighbouring pairs to try (default 10)")
     search.add_argument(
         "--samples", type=_count, help="outputs per dataset per trial, at most (default 100000)"
@@ -246,12 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--seed", type=int, help="reproduce an audit (default: random, printed)")
     search.add_argument(
         "--sampling",
-        choices=SAMPLING,
+        choices=names.SAMPLING,
         help=(
             "adaptive: draws go where the evidence is; sequential: search and certification as"
             " one race, for slow releases (default adaptive)"
         ),
     )
+
+
+def _add_audit_limits(search: argparse._ArgumentGroup) -> None:
     search.add_argument("--max-draws", type=_count, help="cap on all outputs drawn (reproducible)")
     search.add_argument(
         "--max-seconds", type=float, help="cap on wall-clock time, a hard one (not reproducible)"
@@ -266,12 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument(
         "--arithmetic",
-        choices=ARITHMETIC,
+        choices=names.ARITHMETIC,
         help="float: also test the outputs' float64 bit patterns (default real)",
     )
     search.add_argument(
         "--verify-directions",
-        choices=VERIFY_DIRECTIONS,
+        choices=names.VERIFY_DIRECTIONS,
         help=(
             "both: certify the chosen pair both ways on the same fresh outputs, β/2 each (default"
             " both)"
@@ -294,7 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
             " tcp://host:8786 (extra 'distributed')"
         ),
     )
-    output = run.add_argument_group("output")
+
+
+def _add_audit_outputs(output: argparse._ArgumentGroup) -> None:
     output.add_argument("--json", type=Path, metavar="PATH", help="write the full JSON report here")
     output.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
     output.add_argument(
@@ -307,12 +326,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # deprecated: the default
     output.add_argument("--fail-on-violation", action="store_true", help=argparse.SUPPRESS)
-    run.set_defaults(run=_audit_command)
 
+
+def _add_estimate_command(commands: argparse._SubParsersAction) -> None:
     estimate = commands.add_parser(
         "estimate",
         help="certify a lower bound on a mechanism's ε (how private is it, at least?)",
-        formatter_class=formatter,
+        formatter_class=_DefaultsFormatter,
         description=(
             "Search for the pair and event that certify the largest ε lower bound (at --delta), "
             "spending most draws on the final certification."
@@ -350,6 +370,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="measure on the catalogue entry's witness pair instead of searching its domain",
     )
+    _add_estimate_limits(estimate)
+    estimate.set_defaults(run=_estimate_command)
+
+
+def _add_estimate_limits(estimate: argparse.ArgumentParser) -> None:
     estimate.add_argument(
         "--max-draws", type=_count, help="cap on all outputs drawn (default 4000000)"
     )
@@ -382,8 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the estimate as JSON here (with the audits' reports)",
     )
     estimate.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report here")
-    estimate.set_defaults(run=_estimate_command)
 
+
+def _add_campaign_command(commands: argparse._SubParsersAction) -> None:
     campaign = commands.add_parser(
         "campaign", help="run many audits from a config; results survive and resume"
     )
@@ -393,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     start = campaign_commands.add_parser(
         "run",
         help="run a campaign (no CONFIG: the whole catalogue)",
-        formatter_class=formatter,
+        formatter_class=_DefaultsFormatter,
         description="Run every audit of a TOML config, storing each as it finishes.",
         epilog=(
             "The config format, with a full example, is in the README's section 'Campaign configs'."
@@ -439,8 +465,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     start.set_defaults(run=_campaign_command)
 
+
+def _add_report_command(commands: argparse._SubParsersAction) -> None:
     report = commands.add_parser(
-        "report", help="write a campaign run's Markdown and HTML report", formatter_class=formatter
+        "report",
+        help="write a campaign run's Markdown and HTML report",
+        formatter_class=_DefaultsFormatter,
     )
     report.add_argument("--run", dest="run_id", type=int, help="run id (default: the latest)")
     report.add_argument(
@@ -467,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(run=_report_command)
 
+
+def _add_catalogue_command(commands: argparse._SubParsersAction) -> None:
     catalog = commands.add_parser(
         "catalogue", aliases=["catalog"], help="list the catalogue of mechanisms"
     )
@@ -479,9 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--violates", action="store_true", help="only mechanisms that violate their claim"
     )
     catalog.add_argument("--family", help="only this family (means, svt, noisy_max, …)")
-    catalog.add_argument("--claim", choices=CLAIM_TYPES, help="only this claim type")
+    catalog.add_argument("--claim", choices=names.CLAIM_TYPES, help="only this claim type")
     catalog.set_defaults(run=_catalog_command)
-    return parser
 
 
 # -- audit ----------------------------------------------------------------------------------------
@@ -641,7 +672,7 @@ def _add_domain_options(parser: argparse.ArgumentParser) -> None:
     domain.add_argument("--high", type=float, help="largest record value")
     domain.add_argument("--min-size", type=int, help="fewest records in a dataset")
     domain.add_argument("--max-size", type=int, help="most records in a dataset")
-    domain.add_argument("--relation", choices=RELATIONS, help="neighbouring relation")
+    domain.add_argument("--relation", choices=names.RELATIONS, help="neighbouring relation")
     domain.add_argument(
         "--distance", type=int, help="add_remove/substitute: neighbours differ in this many records"
     )
@@ -804,16 +835,57 @@ def _nothing():
 def _campaign_command(args: argparse.Namespace, console) -> int:
     import signal
 
-    from rich.markup import escape as escape_markup
-
-    from dpfuzz.campaign import CampaignConfig, load_config, run_campaign, validate
-    from dpfuzz.errors import ClusterLost, ConfigError
+    from dpfuzz.campaign import run_campaign
+    from dpfuzz.errors import ClusterLost
     from dpfuzz.files import check_writable_folder
-    from dpfuzz.store import ResultsStore
 
     # a kill ends the run as Ctrl-C does: workers stopped, the resume hint
     signal.signal(signal.SIGTERM, _stop)
     args.workers = _worker_count(args.workers, console)
+    config, run_id, store = _campaign_to_run(args, console)
+    if not args.no_report:
+        check_writable_folder(args.results / "reports", "the reports folder")
+    total = len(config.audits())
+    console.print(
+        f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}"
+    )
+    resume = [
+        "dpfuzz campaign run",
+        *([str(args.config)] if args.config is not None else []),
+        "--resume",
+        "--results",
+        str(args.results),
+    ]
+    args.interrupted = (
+        f"interrupted: finished audits are stored in {store.path}; finish the run with"
+        f" {' '.join(resume)}"
+    )
+    stored = 0 if run_id is None else len(store.finished_keys(run_id))
+    lost = None
+    with _Progress(console, total, stored) as advance:
+        try:
+            run_id = run_campaign(
+                config,
+                store,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                run_id=run_id,
+                on_result=advance,
+            )
+        except ClusterLost as error:
+            lost, run_id = error, error.run_id
+    return _campaign_status(args, console, config, store, run_id, stored, lost, " ".join(resume))
+
+
+def _campaign_to_run(
+    args: argparse.Namespace, console
+) -> tuple[CampaignConfig, int | None, ResultsStore]:
+    """(config, run id or None for a new run, results store): the stored run `--resume` names,
+    checked against the config given, or a new run's config and store."""
+    from dpfuzz.campaign import CampaignConfig, load_config, validate
+    from dpfuzz.errors import ConfigError
+    from dpfuzz.files import check_writable_folder
+    from dpfuzz.store import ResultsStore
 
     if args.retry_failed and args.resume is None:
         raise ConfigError(
@@ -852,58 +924,37 @@ def _campaign_command(args: argparse.Namespace, console) -> int:
         config, run_id = load_config(args.config), None
         check_writable_folder(args.results, "--results")
         store = ResultsStore(args.results / "results.db")
-    if not args.no_report:
-        check_writable_folder(args.results / "reports", "the reports folder")
-    total = len(config.audits())
-    console.print(
-        f"dpfuzz campaign: {total} audits, budget {config.budget}, results in {store.path}"
-    )
-    resume = [
-        "dpfuzz campaign run",
-        *([str(args.config)] if args.config is not None else []),
-        "--resume",
-        "--results",
-        str(args.results),
-    ]
-    args.interrupted = (
-        f"interrupted: finished audits are stored in {store.path}; finish the run with"
-        f" {' '.join(resume)}"
-    )
-    stored = 0 if run_id is None else len(store.finished_keys(run_id))
-    lost = None
-    with _Progress(console, total, stored) as advance:
-        try:
-            run_id = run_campaign(
-                config,
-                store,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                run_id=run_id,
-                on_result=advance,
-            )
-        except ClusterLost as error:
-            lost, run_id = error, error.run_id
+    return config, run_id, store
+
+
+def _campaign_status(
+    args: argparse.Namespace,
+    console,
+    config: CampaignConfig,
+    store: ResultsStore,
+    run_id: int | None,
+    stored: int,
+    lost: Exception | None,
+    resume: str,
+) -> int:
+    """Print how the run ended, write its report, and return the exit status."""
+    from rich.markup import escape as escape_markup
+
     from dpfuzz.campaign_report import counts, failures
 
-    tally = ", ".join(
-        f"{count} {outcome}" for outcome, count in sorted(counts(store.summaries(run_id)).items())
-    )
+    summaries = [] if run_id is None else store.summaries(run_id)
+    tally = ", ".join(f"{count} {outcome}" for outcome, count in sorted(counts(summaries).items()))
     resumed = f" ({stored} of them stored before this resume)" if stored else ""
     if lost is not None:
         console.print(
             f"[bold red]run {run_id} incomplete:[/] {escape_markup(str(lost))}: finish it with"
-            f" {' '.join(resume)}"
+            f" {resume}"
         )
     else:
         console.print(f"run {run_id} finished: {tally or 'no audits'}{resumed}")
     if args.no_report:
-        status = (
-            1
-            if failures(
-                store.summaries(run_id), args.allow_inconclusive or config.allow_inconclusive
-            )
-            else 0
-        )
+        allowed = args.allow_inconclusive or config.allow_inconclusive
+        status = 1 if failures(summaries, allowed) else 0
     else:
         status = _write_report(
             store, run_id, args.results / "reports", None, console, args.allow_inconclusive

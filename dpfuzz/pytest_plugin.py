@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from dpfuzz.cli import BUDGET_NAMES
+from dpfuzz import names
 from dpfuzz.files import write_atomically
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--dpfuzz-budget",
-        choices=BUDGET_NAMES,
+        choices=names.BUDGETS,
         default=_AUDIT_OPTIONS["budget"],
         help=f"quick (push), thorough (nightly) or default (default {_AUDIT_OPTIONS['budget']})",
     )

@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from dpfuzz import names
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import (
@@ -23,9 +24,9 @@ from dpfuzz.validation import (
     check_seconds,
 )
 
-SAMPLING_MODES = ("adaptive", "fixed", "sequential")
-ARITHMETIC = ("real", "float")
-VERIFY_DIRECTIONS = ("both", "one")
+SAMPLING_MODES = names.SAMPLING
+ARITHMETIC = names.ARITHMETIC
+VERIFY_DIRECTIONS = names.VERIFY_DIRECTIONS
 # One verification draw is cheap next to `trials` search draws, and it alone sets the
 # certified bound's confidence width, so it gets more samples by default.
 VERIFY_FACTOR = 5

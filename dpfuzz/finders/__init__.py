@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from dpfuzz import names
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.finders.base import BaseFinder, Finder, WithDefaults
 from dpfuzz.validation import check_choice
@@ -32,7 +33,7 @@ _CLASSES = {
     "vizier": ("dpfuzz.finders.vizier_finder", "VizierFinder"),
     "fixed": ("dpfuzz.finders.fixed", "FixedFinder"),
 }
-FINDER_NAMES = ("random", "grid", "hypothesis", "vizier")
+FINDER_NAMES = names.FINDERS  # "fixed" is the finder a given pair list gets, not a name to give
 
 
 def finder_class(name: str) -> type:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfuzz import names
 from dpfuzz.claims import Claim, RenyiDP
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.testers.base import Tester, TestResult
@@ -36,7 +37,7 @@ _CLASSES = {
     "renyi": ("dpfuzz.testers.renyi", "RenyiTester"),
     "float_bits": ("dpfuzz.testers.float_bits", "FloatBitsTester"),
 }
-TESTER_NAMES = tuple(_CLASSES)
+TESTER_NAMES = names.TESTERS
 
 # 1-D integer outputs with at most this many distinct values go to the histogram tester.
 AUTO_DISCRETE_VALUES = 64
