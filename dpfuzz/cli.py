@@ -35,6 +35,31 @@ if TYPE_CHECKING:
 
 TESTERS = ("auto", *names.TESTERS)
 
+# names that moved to dpfuzz.names, kept for one minor release
+_MOVED = {
+    "FINDERS": "FINDERS",
+    "RELATIONS": "RELATIONS",
+    "BUDGET_NAMES": "BUDGETS",
+    "SAMPLING": "SAMPLING",
+    "ARITHMETIC": "ARITHMETIC",
+    "VERIFY_DIRECTIONS": "VERIFY_DIRECTIONS",
+    "CLAIM_TYPES": "CLAIM_TYPES",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        import warnings
+
+        warnings.warn(
+            f"dpfuzz.cli.{name} moved to dpfuzz.names.{_MOVED[name]} (removed in 0.5).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(names, _MOVED[name])
+    raise AttributeError(f"module 'dpfuzz.cli' has no attribute {name!r}")
+
+
 # flag -> AuditSettings field
 SETTINGS_FLAGS = (
     "tester",

@@ -95,6 +95,10 @@ def test_moved_names_keep_a_warning_alias_for_one_minor_release():
             assert getattr(importlib.import_module("dpfuzz.estimation"), name) is getattr(
                 module, name
             )
+    from dpfuzz import cli, names
+
+    with pytest.warns(DeprecationWarning, match="dpfuzz.names.BUDGETS"):
+        assert cli.BUDGET_NAMES == names.BUDGETS
     for moved, module in (("sizes", sizes), ("timing", timing)):
         with pytest.warns(DeprecationWarning, match=f"moved to {module.__name__}"):
             assert getattr(importlib.import_module("dpfuzz.engine"), moved) is module
