@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dpfuzz.captured_output import with_output
 from dpfuzz.cluster import WORKER_WAIT
 from dpfuzz.errors import (
     ClusterLost,
@@ -60,6 +61,7 @@ from dpfuzz.errors import (
     LibraryMissing,
     TargetBuildError,
 )
+from dpfuzz.outcomes import Ended, Finished, Outcome, outcome_of
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, check_keys, check_seconds, unknown_keys
@@ -636,7 +638,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
             spec.key,
             {
                 **summary,
-                "outcome": "skipped",
+                "outcome": Outcome.SKIPPED,
                 "error": str(error),
                 "seconds": time.perf_counter() - start,
             },
@@ -649,7 +651,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
             spec.key,
             {
                 **summary,
-                "outcome": "error",
+                "outcome": Outcome.ERROR,
                 "error": str(error),
                 "seconds": time.perf_counter() - start,
             },
@@ -664,7 +666,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         trials_to_witness=report.witness_trial,
         draws=report.draws,
         power=report.power_text(),
-        outcome=outcome(target.truth, report.verdict),
+        outcome=outcome_of(target.truth, report.verdict),
         inconclusive=report.inconclusive,
         seconds=time.perf_counter() - start,
     )
@@ -672,18 +674,27 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
     return spec.key, summary, {**report.to_dict(), "html": report.to_html()}
 
 
-def outcome(truth: str | None, verdict: str | bool) -> str:
-    """caught / missed (a known bug not refuted) / false alarm (a correct one refuted) / ok /
-    refuted / not refuted, or inconclusive (the audit could not test the claim) whatever the truth.
-    `verdict` is a `Verdict` or its value; True / False stand for violated / not refuted."""
-    if verdict == "inconclusive":
-        return "inconclusive"
-    violated = verdict is True or verdict == "violated"
-    if truth == "violates":
-        return "caught" if violated else "missed"
-    if truth == "satisfies":
-        return "false alarm" if violated else "ok"
-    return "refuted" if violated else "not refuted"
+outcome = outcome_of  # the name the CLI and earlier code import
+
+
+def row(spec: AuditSpec, finished: Finished) -> tuple[str, dict, dict | None]:
+    """The stored (key, summary, report) of `spec`'s audit as its supervisor returned it: the
+    audit's own, or a row saying how its process ended; with what it printed."""
+    if finished.result is not None:
+        key, summary, report = finished.result
+    else:
+        ended = finished.ended or Ended(Outcome.CRASHED, "the audit returned nothing", 0.0)
+        key, report = spec.key, None
+        summary = {
+            **spec.summary(),
+            "claim": "?",
+            "claimed_epsilon": None,
+            "outcome": ended.outcome,
+            "error": ended.reason,
+            "seconds": ended.seconds,
+        }
+    quote = finished.result is None
+    return key, with_output(summary, finished.output_bytes, finished.output, quote), report
 
 
 def run_campaign(
@@ -705,10 +716,10 @@ def run_campaign(
     pending = [spec for spec in config.audits() if spec.key not in done]
     total = len(config.audits())
     finished = len(done)
+    by_key = {spec.key: spec for spec in pending}
     try:
-        for key, summary, report in _execute(
-            pending, workers, scheduler, config.audit_timeout, worker_wait
-        ):
+        for audit in _execute(pending, workers, scheduler, config.audit_timeout, worker_wait):
+            key, summary, report = row(by_key[audit.key], audit)
             store.record(run_id, key, summary, report)
             finished += 1
             if on_result is not None:
@@ -725,7 +736,7 @@ def _execute(
     scheduler: str | None,
     audit_timeout: float,
     worker_wait: float,
-) -> Iterable[tuple]:
+) -> Iterable[Finished]:
     if not specs:
         return
     if scheduler is not None:
@@ -736,9 +747,7 @@ def _execute(
         yield from run_isolated(specs, max(workers, 1), audit_timeout, run_audit)
 
 
-def run_isolated_audit(
-    spec: AuditSpec, audit_timeout: float
-) -> tuple[str, dict, dict | None] | None:
+def run_isolated_audit(spec: AuditSpec, audit_timeout: float) -> Finished | None:
     """`run_audit` in its own process, at most `audit_timeout` seconds (a Dask task); None,
     its process killed, once the campaign cancels the task."""
     from dpfuzz.cluster import task_cancelled
@@ -749,7 +758,7 @@ def run_isolated_audit(
 
 def _execute_dask(
     specs: list[AuditSpec], scheduler: str, audit_timeout: float, worker_wait: float
-) -> Iterable[tuple]:
+) -> Iterable[Finished]:
     """Each audit a Dask task that runs it isolated (`run_in_subprocess`, which turns what the
     mechanism does into the audit's outcome). A task that ends without a result (its worker
     died, the scheduler was lost) is the cluster's failure, not the audit's: it stays pending,
@@ -771,7 +780,8 @@ def _execute_dask(
                 except Exception as error:  # KilledWorker, CancelledError, a lost connection
                     lost.append(f"{type(error).__name__}: {error}")
                     continue
-                yield result
+                if result is not None:  # None: a task the campaign let go
+                    yield result
         except (OSError, TimeoutError) as error:  # the scheduler's connection, while waiting
             lost.append(f"{type(error).__name__}: {error}")
         finally:

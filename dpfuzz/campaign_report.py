@@ -21,58 +21,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dpfuzz.files import write_atomically
+from dpfuzz.outcomes import FAILING, Outcome, failing
 
 if TYPE_CHECKING:
     from dpfuzz.store import ResultsStore
 
-FAILING = ("missed", "false alarm", "refuted", "crashed", "timed out", "error", "inconclusive")
 _COLOURS = {
-    "caught": "#1a7f37",
-    "ok": "#0969da",
-    "missed": "#cf222e",
-    "false alarm": "#bf3989",
-    "refuted": "#bc4c00",
-    "error": "#9a6700",
-    "crashed": "#9a6700",
-    "timed out": "#9a6700",
-    "inconclusive": "#8250df",
-    "skipped": "#57606a",
+    Outcome.CAUGHT: "#1a7f37",
+    Outcome.OK: "#0969da",
+    Outcome.MISSED: "#cf222e",
+    Outcome.FALSE_ALARM: "#bf3989",
+    Outcome.REFUTED: "#bc4c00",
+    Outcome.ERROR: "#9a6700",
+    Outcome.CRASHED: "#9a6700",
+    Outcome.TIMED_OUT: "#9a6700",
+    Outcome.INCONCLUSIVE: "#8250df",
+    Outcome.SKIPPED: "#57606a",
 }
 
-
-OUTCOMES = (
-    ("caught", 'a known bug (truth "violates") refuted, as it should be.'),
-    ("ok", 'a correct mechanism (truth "satisfies") not refuted, by an audit with power.'),
-    ("missed", "a known bug not refuted: the audit could not see it at this budget."),
-    (
-        "false alarm",
-        "a correct mechanism refuted: this happens with probability at most β per audit.",
-    ),
-    ("refuted", "a claim of unknown truth refuted: your code is not as private as claimed."),
-    (
-        "not refuted",
-        "a claim of unknown truth not refuted, by an audit with power (its page states it).",
-    ),
-    (
-        "inconclusive",
-        "the audit could not test the claim (its page says why and what would test it).",
-    ),
-    ("error", "the audit could not run: the mechanism raised, or returned bad outputs."),
-    (
-        "crashed",
-        (
-            "the audit's process ended before it reported: the mechanism exited, was killed or ran"
-            " out of memory."
-        ),
-    ),
-    ("timed out", "the audit ran past the campaign's audit_timeout and was stopped."),
-    ("skipped", "a library the target needs is not installed."),
-)
-
-
-def failing(allow_inconclusive: bool = False) -> tuple[str, ...]:
-    """The outcomes that fail a nightly job: `FAILING`, without "inconclusive" when allowed."""
-    return tuple(name for name in FAILING if not (allow_inconclusive and name == "inconclusive"))
+# (outcome, what it means), for the glossary
+OUTCOMES = tuple((outcome.value, outcome.meaning) for outcome in Outcome)
 
 
 def failures(summaries: list[dict], allow_inconclusive: bool = False) -> list[dict]:

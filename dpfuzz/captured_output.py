@@ -77,14 +77,13 @@ def _empty_when_over_cap() -> None:
             return
 
 
-def with_output(result: tuple, size: int, tail: str) -> tuple:
-    """`result` (key, summary, report) with the audit's output in its summary; a crashed or
-    timed-out audit's reason quotes the output's end."""
+def with_output(summary: dict, size: int, tail: str, quote: bool) -> dict:
+    """`summary` with the audit's output (its last characters and its size); with `quote` (an
+    audit whose process ended without a result), its reason quotes the output's end."""
     if not size:
-        return result
-    key, summary, report = result
+        return summary
     summary = {**summary, "output": tail, "output_bytes": size}
-    if summary.get("outcome") in ("crashed", "timed out") and summary.get("error"):
+    if quote and summary.get("error"):
         end = ("…" if len(tail) > REASON_TAIL else "") + " ".join(tail[-REASON_TAIL:].split())
         summary["error"] = f"{summary['error']}. Its output ended: {end}"
-    return key, summary, report
+    return summary

@@ -910,6 +910,7 @@ def _campaign_to_run(
     from dpfuzz.campaign import CampaignConfig, load_config, validate
     from dpfuzz.errors import ConfigError
     from dpfuzz.files import check_writable_folder
+    from dpfuzz.outcomes import RETRIED
     from dpfuzz.store import ResultsStore
 
     if args.retry_failed and args.resume is None:
@@ -940,7 +941,7 @@ def _campaign_to_run(
         validate(config, f"run {run_id}'s config")
         store.lock_run(run_id)
         if args.retry_failed:
-            retried = store.forget(run_id, ("error", "crashed", "timed out"))
+            retried = store.forget(run_id, RETRIED)
             console.print(
                 f"--retry-failed: {retried} stored audit{'s' if retried != 1 else ''} will run"
                 " again"

@@ -45,7 +45,8 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dpfuzz.captured_output import CapturedOutput, keep_under_cap, with_output, write_into
+from dpfuzz.captured_output import CapturedOutput, keep_under_cap, write_into
+from dpfuzz.outcomes import Ended, Finished, Outcome
 from dpfuzz.process_tree import become_subreaper, kill_process_and_group
 
 if TYPE_CHECKING:
@@ -84,8 +85,8 @@ def _serve(
     del limits
 
 
-def _guarded(run_audit: Callable, spec: AuditSpec) -> tuple[tuple, bool]:
-    """`run_audit(spec)`'s result, or the ``crashed`` outcome of what it raised, and whether the
+def _guarded(run_audit: Callable, spec: AuditSpec) -> tuple[tuple | Ended, bool]:
+    """`run_audit(spec)`'s result, or the ``crashed`` end of what it raised, and whether the
     process may go on: not after `SystemExit` or `KeyboardInterrupt` from inside the mechanism.
     (`run_audit` turns the mechanism's own errors into outcomes; anything else is dpfuzz's.)"""
     started = time.monotonic()
@@ -98,14 +99,14 @@ def _guarded(run_audit: Callable, spec: AuditSpec) -> tuple[tuple, bool]:
             f" {where.filename}:{where.lineno}): a bug in dpfuzz; please report it with the audit's"
             " command"
         )
-        return failed(spec, "crashed", reason, time.monotonic() - started), True
+        return Ended(Outcome.CRASHED, reason, time.monotonic() - started), True
     # SystemExit, KeyboardInterrupt inside the mechanism: the process ends
     except BaseException as error:
         reason = (
             f"the mechanism raised {type(error).__name__}{f' ({error})' if str(error) else ''},"
             " which ends a process"
         )
-        return failed(spec, "crashed", reason, time.monotonic() - started), False
+        return Ended(Outcome.CRASHED, reason, time.monotonic() - started), False
 
 
 def _end_with_campaign(alive) -> None:
@@ -157,10 +158,6 @@ class _Worker:
         self.spec, self.started = spec, time.monotonic()
         self.connection.send(spec)
 
-    def with_output(self, result: tuple) -> tuple:
-        """`result` with what the worker printed during its audit."""
-        return with_output(result, *self.output.take())
-
     def kill(self) -> None:
         """Kill the worker and every process it started, reap it, and remove its output file."""
         kill_process_and_group(self.process.pid)
@@ -170,33 +167,25 @@ class _Worker:
         self.output.remove()
 
 
-def failed(spec: AuditSpec, outcome: str, error: str, seconds: float) -> tuple[str, dict, None]:
-    """The stored result of an audit whose worker died or ran out of time."""
-    summary = {
-        **spec.summary(),
-        "claim": "?",
-        "claimed_epsilon": None,
-        "outcome": outcome,
-        "error": error,
-        "seconds": seconds,
-    }
-    return spec.key, summary, None
+def _finished(spec: AuditSpec, result: tuple | Ended, size: int, tail: str) -> Finished:
+    """`spec`'s audit as the supervisor returns it, with the end and size of what it printed."""
+    if isinstance(result, Ended):
+        return Finished(spec.key, None, result, tail, size)
+    return Finished(spec.key, result, None, tail, size)
 
 
-def _died(spec: AuditSpec, code: int | None, seconds: float) -> tuple[str, dict, None]:
-    return failed(
-        spec,
-        "crashed",
+def _died(code: int | None, seconds: float) -> Ended:
+    return Ended(
+        Outcome.CRASHED,
         f"the audit's process ended (exit code {code}) before it reported: the mechanism "
         "exited, was interrupted or killed, or ran out of memory",
         seconds,
     )
 
 
-def _timed_out(spec: AuditSpec, audit_timeout: float, seconds: float) -> tuple[str, dict, None]:
-    return failed(
-        spec,
-        "timed out",
+def _timed_out(audit_timeout: float, seconds: float) -> Ended:
+    return Ended(
+        Outcome.TIMED_OUT,
         f"the audit ran past audit_timeout={audit_timeout:g} s and was stopped; "
         "give the audit max_seconds, or a larger audit_timeout",
         seconds,
@@ -205,10 +194,10 @@ def _timed_out(spec: AuditSpec, audit_timeout: float, seconds: float) -> tuple[s
 
 def run_isolated(
     specs: list[AuditSpec], workers: int, audit_timeout: float, run_audit: Callable
-) -> Iterator[tuple]:
+) -> Iterator[Finished]:
     """Every audit of `specs` run by `run_audit` (a module-level function, so that it pickles) in
     one of `workers` supervised processes, each audit at most `audit_timeout` seconds; yields
-    (key, summary, report) as they finish."""
+    each as it finishes."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["dpfuzz.campaign"])
     pending, pool = list(reversed(specs)), list[_Worker]()
@@ -232,17 +221,17 @@ def run_isolated(
                     except (EOFError, OSError):
                         worker.process.join(5)
                         code = worker.process.exitcode
-                        result, goes_on = _died(spec, code, seconds), False
+                        result, goes_on = _died(code, seconds), False
                     worker.spec = None
                 elif seconds >= audit_timeout:
-                    result, goes_on = _timed_out(spec, audit_timeout, seconds), False
+                    result, goes_on = _timed_out(audit_timeout, seconds), False
                 else:
                     continue
-                result = worker.with_output(result)
+                finished = _finished(spec, result, *worker.output.take())
                 if not goes_on:
                     worker.kill()
                     pool.remove(worker)
-                yield result
+                yield finished
     finally:
         with _signals_held():
             for worker in pool:
@@ -274,9 +263,9 @@ def run_in_subprocess(
     audit_timeout: float,
     run_audit: Callable,
     abandoned: Callable[[], bool] = lambda: False,
-) -> tuple | None:
-    """`run_audit(spec)` in a child Python process, at most `audit_timeout` seconds; its result,
-    or a ``crashed`` / ``timed out`` outcome; None once `abandoned()` (asked every
+) -> Finished | None:
+    """`run_audit(spec)` in a child Python process, at most `audit_timeout` seconds: its result,
+    or its ``crashed`` / ``timed out`` end; None once `abandoned()` (asked every
     `ABANDON_CHECK` seconds) says nobody waits for it. The child and what it starts are killed on
     return."""
     started = time.monotonic()
@@ -304,12 +293,12 @@ def run_in_subprocess(
         if ending == "abandoned":
             return None
         if ending == "timed out":
-            result = _timed_out(spec, audit_timeout, seconds)
+            result: tuple | Ended = _timed_out(audit_timeout, seconds)
         elif answer.exists():
             result = pickle.loads(answer.read_bytes())
         else:
-            result = _died(spec, code, seconds)
-        return with_output(result, *output.take())
+            result = _died(code, seconds)
+        return _finished(spec, result, *output.take())
 
 
 ABANDON_CHECK = 1.0  # seconds between a Dask task's checks that its client still waits for it

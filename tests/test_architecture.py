@@ -88,6 +88,7 @@ def test_no_import_circle():
 FLOORS = {
     1: [
         "names",
+        "outcomes",
         "errors",
         "validation",
         "memory",

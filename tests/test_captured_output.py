@@ -39,14 +39,14 @@ def test_output_past_the_cap_is_dropped_and_its_end_kept(tmp_path):
 
 
 def test_a_crashed_audit_quotes_the_end_of_its_output_and_a_silent_one_is_unchanged():
-    crashed = ("key", {"outcome": "crashed", "error": "the process ended"}, None)
-    key, summary, _ = with_output(crashed, 12_000, "noise\n" * 100 + "Segmentation fault\n")
+    crashed = {"outcome": "crashed", "error": "the process ended"}
+    summary = with_output(crashed, 12_000, "noise\n" * 100 + "Segmentation fault\n", quote=True)
     assert summary["output_bytes"] == 12_000 and len(summary["output"]) <= 2000
     assert summary["error"].startswith("the process ended. Its output ended: …")
     assert summary["error"].endswith("Segmentation fault")
-    passed = ("key", {"outcome": "ok"}, {"verdict": "not refuted"})
-    assert with_output(passed, 0, "") is passed
-    assert with_output(passed, 3, "hi\n")[1] == {
+    passed = {"outcome": "ok"}
+    assert with_output(passed, 0, "", quote=False) is passed
+    assert with_output(passed, 3, "hi\n", quote=False) == {
         "outcome": "ok",
         "output": "hi\n",
         "output_bytes": 3,
