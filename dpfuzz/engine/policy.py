@@ -200,6 +200,23 @@ class EstimationPolicy:
     """Pilot times growing as draws^k with k at least this are taken for an affine pace (0006)."""
     affine_gain: float = 3
     """An affine pace is trusted up to this many times the proportional plan (0006)."""
+    max_pace_power: float = 1.5
+    """Pilot times are extrapolated as draws^k with k at most this: large samples cost more per
+    draw (sorting, memory traffic), but one slow pilot may not shrink the plan without bound
+    (0006)."""
+    measured_pace_power: float = 0.5
+    """Pilots whose times grow at least as draws^this have a measured pace per draw, and take at
+    most `pilot_share` of the time; below it, `unmeasured_pilot_share` (0006)."""
+    pace_first_draws: int = 10
+    """The pace measurement's first call on each dataset draws this many, untimed: it pays the
+    one-time costs, a worker pool or a library's setup (0006)."""
+    pace_draws: int = 100
+    """Its first timed call draws this many outputs, each next call `pilot_growth` times more
+    (0006)."""
+    pace_call_seconds: float = 0.1
+    """The pace is measured on the first call that takes at least this long (0006)."""
+    pace_max_draws: int = 100_000
+    """The pace is also measured on a call of this many outputs, however fast it was (0006)."""
     drawn_share: float = 0.8
     """Share of the time a mechanism too slow for pilots is planned for, at its own pace (0006)."""
     verify_stretch: float = 4
@@ -223,6 +240,9 @@ class EstimationPolicy:
             "final_size_search",
             "pilot_factor",
             "pilot_growth",
+            "pace_first_draws",
+            "pace_draws",
+            "pace_max_draws",
         ):
             check_int(name, getattr(self, name), minimum=1)
         for name in (
@@ -239,9 +259,9 @@ class EstimationPolicy:
             check_number(
                 name, getattr(self, name), minimum=0.0, maximum=1.0, exclusive_minimum=True
             )
-        for name in ("report_seconds", "affine_power"):
+        for name in ("report_seconds", "affine_power", "measured_pace_power", "pace_call_seconds"):
             check_number(name, getattr(self, name), minimum=0.0)
-        for name in ("affine_gain", "verify_stretch", "verify_per_fit"):
+        for name in ("affine_gain", "verify_stretch", "verify_per_fit", "max_pace_power"):
             check_number(name, getattr(self, name), minimum=1.0)
         if not isinstance(self.audit, AuditPolicy):
             raise TypeError(f"audit must be an AuditPolicy, got {type(self.audit).__name__}.")

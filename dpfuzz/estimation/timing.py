@@ -54,22 +54,26 @@ class Estimator(Protocol):
     ) -> EpsilonEstimate: ...
 
 
-def seconds_per_draw(mechanism: Mechanism, pair: DatasetPair, seed: int) -> float:
-    """The mechanism's own seconds per output on the slower dataset of `pair`: on each, after a
-    first call of 10 draws (which pays one-time costs: a worker pool, a library's setup), 100
-    draws, then four times more until a call takes 0.1 s (at most 10^5 draws). Its outputs are
-    checked as the audit checks them, so a broken mechanism fails here, before any pilot."""
+def seconds_per_draw(
+    mechanism: Mechanism, pair: DatasetPair, seed: int, policy: EstimationPolicy | None = None
+) -> float:
+    """The mechanism's own seconds per output on the slower dataset of `pair`: on each, after an
+    untimed first call of `pace_first_draws` (which pays one-time costs), `pace_draws` draws, then
+    `pilot_growth` times more until a call takes `pace_call_seconds` (or draws
+    `pace_max_draws`). Its outputs are checked as the audit checks them, so a broken mechanism
+    fails here, before any pilot."""
+    policy = policy or EstimationPolicy()
     rng, paces = np.random.default_rng(seed), []
     for dataset in pair:
-        draw_samples(mechanism, dataset, 10, rng)
-        count = 100
+        draw_samples(mechanism, dataset, policy.pace_first_draws, rng)
+        count = policy.pace_draws
         while True:
             began = clock.now()
             draw_samples(mechanism, dataset, count, rng)
             seconds = clock.now() - began
-            if seconds >= 0.1 or count >= 100_000:
+            if seconds >= policy.pace_call_seconds or count >= policy.pace_max_draws:
                 break
-            count *= 4
+            count *= policy.pilot_growth
         paces.append(max(seconds, 1e-9) / count)
     return max(paces)
 
@@ -78,15 +82,15 @@ def planned_draws(
     pilots: Sequence[Timed], seconds: float, policy: EstimationPolicy | None = None
 ) -> int:
     """The draws an estimate can make in `seconds`, extrapolated from the last two pilots, whose
-    times grow as draws^k (`pace_power`). k ≥ 1: a power law with k at most 1.5 (large samples
-    cost more per draw: sorting, memory traffic). `affine_power` ≤ k < 1: fixed costs (model
+    times grow as draws^k (`pace_power`). k ≥ 1: a power law with k at most `max_pace_power`
+    (large samples cost more per draw: sorting, memory traffic). `affine_power` ≤ k < 1: fixed costs (model
     fits) weigh, and the pace is affine, seconds = a + b·draws through both, up to `affine_gain`
     times the proportional plan. Otherwise (one pilot, or two near-equal times, whose
     difference the noise may have made up): proportional to the last pilot, which under-plans."""
     policy = policy or EstimationPolicy()
     last, power = pilots[-1], pace_power(pilots)
     if power >= 1:
-        return int(last.draws * (seconds / last.seconds) ** (1 / min(power, 1.5)))
+        return int(last.draws * (seconds / last.seconds) ** (1 / min(power, policy.max_pace_power)))
     proportional = int(last.draws * seconds / max(last.seconds, 1e-6))
     if power >= policy.affine_power:
         before = pilots[-2]
@@ -127,7 +131,7 @@ def timed_estimate(
     importlib.import_module("dpfuzz.testers.hockey_stick")
     main_seed = fresh_seed() if seed is None else seed
     pilot_seed = int(np.random.SeedSequence(main_seed).spawn(1)[0].generate_state(1)[0])
-    per_draw = seconds_per_draw(task.mechanism, task.first_pair, pilot_seed)
+    per_draw = seconds_per_draw(task.mechanism, task.first_pair, pilot_seed, policy)
     smallest, spent = smallest_budget(task.trials, policy), clock.now() - started
     if smallest * per_draw > at - started:  # drawing alone would overrun (setup only delays it)
         raise _too_short(task.trials, max_seconds, per_draw, spent, policy)
@@ -201,7 +205,8 @@ def _pilots(
     policy, pilots = task.policy, []
     while draws <= ceiling and draws * per_draw <= policy.pilot_share * budget:
         pilots.append(task.estimate(draws, seed))
-        share = policy.pilot_share if pace_power(pilots) >= 0.5 else policy.unmeasured_pilot_share
+        measured = pace_power(pilots) >= policy.measured_pace_power
+        share = policy.pilot_share if measured else policy.unmeasured_pilot_share
         if (
             sum(pilot.seconds for pilot in pilots) + policy.pilot_growth * pilots[-1].seconds
             > share * budget
