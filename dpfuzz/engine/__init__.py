@@ -3,7 +3,7 @@ search, certification, the policy values and the stop reasons.
 
 | module | owns |
 |---|---|
-| `budget` | `Budget`: draws the mechanism, counts draws, holds the absolute deadline |
+| `budget` | `Budget`: draws the mechanism, counts draws, owns the run's `Deadline` |
 | `policy` | `AuditPolicy`, `EstimationPolicy`: every tuning number, with its decision record |
 | `plan` | `Plan`: trials, sizes, looks and directions, decided before the search |
 | `run` | `Run`: the state a run's stages share (budget, seeds, history, notes, stops) |
@@ -29,6 +29,7 @@ _EXPORTS = {
     "AuditPolicy": "dpfuzz.engine.policy",
     "EstimationPolicy": "dpfuzz.engine.policy",
     "Budget": "dpfuzz.engine.budget",
+    "Deadline": "dpfuzz.engine.budget",
     "Plan": "dpfuzz.engine.plan",
     "Run": "dpfuzz.engine.run",
     "Probe": "dpfuzz.engine.probe",

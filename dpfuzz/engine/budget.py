@@ -1,5 +1,5 @@
 """What a run may spend: one object that draws the mechanism's outputs and owns the draw count
-and the absolute deadline.
+and the run's `Deadline`, the one form time takes in the engine: every pacer asks the budget.
 
 The deadline is hard. With one, outputs are drawn in pieces sized at the pace so far to end
 before it (`PIECE_SECONDS` at most, so the clock is checked often), each call of the mechanism
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,15 +30,27 @@ class OutOfTime(Exception):
     """The deadline passed before a draw finished (its outputs are discarded)."""
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """An instant on the engine clock (`engine.clock`) by which drawing ends. `hard`: a draw the
+    deadline overtakes is cut (audits); otherwise the caller's plan keeps to it and a draw asked
+    for is drawn whole (timed estimates, docs/decisions/0006)."""
+
+    at: float
+    hard: bool = True
+
+    def seconds_left(self) -> float:
+        """Seconds to the deadline (negative past it)."""
+        return self.at - clock.now()
+
+
 class Budget:
     """Draws outputs, checks them, and keeps count of draws and time against the limits.
 
     `max_draws` caps all outputs drawn (both sides, every stage); `call_timeout` bounds each
-    call of the mechanism (`draw_samples`); `max_seconds`, if given, sets
-    the deadline `started + max_seconds` on the engine clock (`engine.clock`). The clock's share
-    of what is left is estimated from the mechanism's own draw rate so far. `hard`: draws end at
-    the deadline (audits); otherwise the caller's plan keeps to it and a draw asked for is drawn
-    whole (timed estimates, whose sizes `estimation.timing` plans, docs/decisions/0006).
+    call of the mechanism (`draw_samples`); `max_seconds`, if given, sets the `Deadline`
+    `started + max_seconds` (`hard` or not), or `deadline` gives it. The clock's share of what is
+    left is estimated from the mechanism's own draw rate so far.
     """
 
     def __init__(
@@ -47,16 +60,14 @@ class Budget:
         max_seconds: float | None = None,
         hard: bool = True,
         call_timeout: float | None = None,
+        deadline: Deadline | None = None,
     ):
-        self.mechanism, self.max_draws, self.max_seconds, self.hard = (
-            mechanism,
-            max_draws,
-            max_seconds,
-            hard,
-        )
-        self.call_timeout = call_timeout
+        self.mechanism, self.max_draws, self.call_timeout = mechanism, max_draws, call_timeout
         self.started = clock.now()
-        self.deadline = None if max_seconds is None else self.started + max_seconds
+        if deadline is None and max_seconds is not None:
+            deadline = Deadline(self.started + max_seconds, hard)
+        self.deadline = deadline
+        self.max_seconds = None if deadline is None else max(deadline.at - self.started, 0.0)
         self.used = 0
         self.drawing_seconds = 0.0
         self.first_draw: tuple[int, float] | None = None  # (outputs, seconds) of the first call
@@ -72,7 +83,7 @@ class Budget:
             count <= 0 and self.output_shape is not None
         ):  # nothing to draw (a round at the cap already)
             return np.empty((0, *self.output_shape))
-        if self.deadline is None or not self.hard:
+        if self.deadline is None or not self.deadline.hard:
             return self._count(*self._piece(dataset, count, rng))
         pieces, drawn = [], 0
         try:
@@ -85,7 +96,7 @@ class Budget:
                 try:
                     piece = call_within(
                         functools.partial(self._piece, dataset, size, rng),
-                        self.deadline - clock.now(),
+                        self.deadline.seconds_left(),
                     )
                 except CallTimeout:
                     raise OutOfTime from None
@@ -119,8 +130,8 @@ class Budget:
         self.drawing_seconds += seconds
 
     def limit_time(self, max_seconds: float) -> None:
-        """Set the deadline `max_seconds` after the budget was made."""
-        self.max_seconds, self.deadline = max_seconds, self.started + max_seconds
+        """Set a hard deadline `max_seconds` after the budget was made."""
+        self.max_seconds, self.deadline = max_seconds, Deadline(self.started + max_seconds)
 
     @property
     def rate(self) -> float:
@@ -134,7 +145,7 @@ class Budget:
 
     def seconds_left(self) -> float:
         """Seconds to the deadline (infinite without one; negative past it)."""
-        return math.inf if self.deadline is None else self.deadline - clock.now()
+        return math.inf if self.deadline is None else self.deadline.seconds_left()
 
     def remaining(self) -> float:
         """Draws the budget still allows (the clock's share estimated from the draw rate so far)."""

@@ -21,7 +21,7 @@ import numpy as np
 from dpfuzz.claims import Claim
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.engine import clock
-from dpfuzz.engine.budget import PIECE_SECONDS, Budget, OutOfTime
+from dpfuzz.engine.budget import PIECE_SECONDS, Budget, Deadline, OutOfTime
 from dpfuzz.engine.chunks import (
     CountingJob,
     chunk_generators,
@@ -94,14 +94,14 @@ class FreshOutputs:
         pair: DatasetPair,
         count: int,
         rng: np.random.Generator,
-        deadline: float | None = None,
         floor: int = 0,
         pace_share: float = 1.0,
     ) -> None:
-        """`count` more outputs per side; with a `deadline` (an `engine.clock` reading), in
-        chunks while the next fits before it at `pace_share` of the time left at the pace so far,
-        and at least `floor` in all. How many are drawn then depends on the clock alone, never
-        on the outputs, so the certificate on them keeps its level."""
+        """`count` more outputs per side; with the budget's deadline, in chunks while the next
+        fits before it at `pace_share` of the time left at the pace so far, and at least `floor`
+        in all. How many are drawn then depends on the clock alone, never on the outputs, so the
+        certificate on them keeps its level."""
+        deadline = budget.deadline
         chunked = self.counting or deadline is not None
         chunk = (
             chunk_rows(budget.output_shape or (), self.chunk_values) if chunked else max(count, 1)
@@ -142,18 +142,18 @@ class FreshOutputs:
         size: int,
         drawn: int,
         began: float,
-        deadline: float,
+        deadline: Deadline,
         floor: int,
         pace_share: float,
     ) -> int:
         """`size`, cut to the outputs per side that fit before `deadline` at `pace_share` of the
         time left at the pace so far, or small steps past the pace toward `floor`."""
-        now = clock.now()
+        now, left = clock.now(), deadline.seconds_left()
         per_output = (now - began) / drawn if drawn else 2 / budget.rate  # seconds, per side
-        if now >= deadline:
+        if left <= 0:
             fits = 0
         else:
-            fits = int(pace_share * (deadline - now) / per_output) if per_output > 0 else size
+            fits = int(pace_share * left / per_output) if per_output > 0 else size
         step = floor if budget.rate == math.inf else max(1, int(budget.rate * PIECE_SECONDS / 2))
         toward_floor = min(floor - self.count, step)  # cut by the deadline
         return min(size, max(fits, toward_floor))
@@ -164,7 +164,7 @@ class FreshOutputs:
         pair: DatasetPair,
         count: int,
         chunk: int,
-        deadline: float | None,
+        deadline: Deadline | None,
         floor: int,
     ) -> None:
         """`count` more outputs per side, drawn and counted on the client's workers in the chunks
@@ -183,7 +183,8 @@ class FreshOutputs:
             self.entropy,
             self.switch_interval,
         )
-        at_least = 0 if budget.hard else chunks_needed(floor - self.count, chunk)
+        hard = deadline is None or deadline.hard
+        at_least = 0 if hard else chunks_needed(floor - self.count, chunk)
         done, seconds = count_on_cluster(
             self.client, job, self.chunks, sizes, keeps, deadline, at_least
         )
@@ -390,8 +391,7 @@ def verify(
                 f"the budget ended verification at {fresh.count:,} outputs per side.",
             )
             break
-        pacing = (budget.deadline, policy.deadline_floor, policy.deadline_pace_share)
-        fresh.draw(budget, pair, missing, rng, *pacing)
+        fresh.draw(budget, pair, missing, rng, policy.deadline_floor, policy.deadline_pace_share)
         if fresh.cut:
             _stop_at_clock(run, plan, look, fresh.count, size)
         verification = _certify_look(run, fresh, pair, look, verification)

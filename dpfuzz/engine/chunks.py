@@ -17,7 +17,7 @@ import threading
 from concurrent.futures import CancelledError
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from dpfuzz.engine import clock
 from dpfuzz.errors import ClusterLost, InvalidArgument
 from dpfuzz.mechanism import Mechanism, draw_samples
 from dpfuzz.testers import Tester
+
+if TYPE_CHECKING:
+    from dpfuzz.engine.budget import Deadline
 
 
 def check_dask_client(client: Any) -> None:
@@ -112,11 +115,11 @@ def count_on_cluster(
     first_index: int,
     sizes: list[int],
     keeps: list[int],
-    deadline: float | None,
+    deadline: Deadline | None,
     at_least: int,
 ) -> tuple[list[ChunkCounts], float]:
     """Chunks `first_index`, … of `sizes` counted on the Dask `client`'s workers; with a
-    `deadline` (an `engine.clock` reading), those finished by then, and at least the first
+    `deadline`, those finished by then, and at least the first
     `at_least` chunks. Returns them in index order, and the wall seconds they took; what a chunk
     raised (the mechanism's `MechanismError`) is raised here, and a lost scheduler or worker is
     `ClusterLost`."""
@@ -134,7 +137,7 @@ def count_on_cluster(
                 wait(futures)
             else:
                 wait(futures[:at_least])
-                left = deadline - clock.now()
+                left = deadline.seconds_left()
                 if left > 0:
                     wait(futures, timeout=left, return_when="ALL_COMPLETED")
         except TimeoutError:

@@ -23,7 +23,7 @@ from dpfuzz.engine.run import Run, fresh_seed
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.estimate_report import EpsilonEstimate
 from dpfuzz.estimation import sizes
-from dpfuzz.estimation.timing import Deadline
+from dpfuzz.estimation.timing import DrawUntil
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.memory import check_affordable
 from dpfuzz.report import AuditReport
@@ -89,10 +89,10 @@ class EstimateTask:
         )
 
     def estimate(
-        self, max_draws: int, seed: int | None, deadline: Deadline | None = None
+        self, max_draws: int, seed: int | None, until: DrawUntil | None = None
     ) -> EpsilonEstimate:
         """One estimate: on one pair, a run of ε = 0 at δ with the ε objective, fixed sampling and
-        one final certification (with a `deadline`, stretched until it); on several, a search
+        one final certification (with `until`, stretched until its deadline); on several, a search
         run chooses the pair first."""
         started = clock.now()
         smallest = sizes.smallest_budget(self.trials, self.policy)
@@ -103,16 +103,16 @@ class EstimateTask:
             )
         seed = fresh_seed() if seed is None else seed
         if self.trials == 1:
-            return self.certify([self.first_pair], max_draws, seed, deadline, fit_draws=max_draws)
+            return self.certify([self.first_pair], max_draws, seed, until, fit_draws=max_draws)
         search_seed, certify_seed = (
             int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(2)
         )
         search = self.search(max_draws, search_seed)
-        if deadline is not None:
-            deadline = replace(deadline, max_draws=deadline.max_draws - search.draws)
+        if until is not None:
+            until = replace(until, max_draws=until.max_draws - search.draws)
         pair = chosen_pair(search, self.delta, self.beta)
         chosen = self.certify(
-            [pair], max_draws - search.draws, certify_seed, deadline, fit_draws=max_draws
+            [pair], max_draws - search.draws, certify_seed, until, fit_draws=max_draws
         )
         return replace(
             chosen,
@@ -139,10 +139,10 @@ class EstimateTask:
         return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, sizes_for)
 
     def certify(
-        self, pair: list, max_draws: int, seed: int, deadline: Deadline | None, fit_draws: int
+        self, pair: list, max_draws: int, seed: int, until: DrawUntil | None, fit_draws: int
     ) -> EpsilonEstimate:
         """One run on one pair: `fit_samples` of the draws fit and choose its event, the rest
-        certify it; with a `deadline`, the rest of `deadline.max_draws`, drawn until the clock
+        certify it; with `until`, the rest of `until.max_draws`, drawn until its deadline
         ends it, the event chosen for at most `verify_per_fit` of them per fitting output, and
         discrete outputs' event fitted as the whole time's estimate would be (docs/decisions/0008).
         """
@@ -154,10 +154,10 @@ class EstimateTask:
                 sizes.fit_samples(max_draws - probe_draws, scalar, policy),
                 sizes.verification_samples(max_draws, scalar, policy),
             )
-            if deadline is None:
+            if until is None:
                 return samples, verify, None
             # fitting and verification outputs the deadline allows
-            per_side = (deadline.max_draws - probe_draws) // 2
+            per_side = (until.max_draws - probe_draws) // 2
             # scikit-learn: only timed estimates get here
             from dpfuzz.testers.base import as_feature_matrix
             from dpfuzz.testers.models import is_discrete
@@ -175,14 +175,14 @@ class EstimateTask:
                 min(max(verify, int(policy.verify_per_fit * samples)), stretched),
             )
 
-        if deadline is None:
+        if until is None:
             budget = Budget(self.mechanism, max_draws)
         else:  # however many fit the event, the certification draws until the deadline
+            at = max(until.deadline.at, clock.now() + 1e-3)  # a passed deadline: a millisecond
             budget = Budget(
                 self.mechanism,
-                max(max_draws, deadline.max_draws),
-                max(deadline.at - clock.now(), 1e-3),
-                hard=False,
+                max(max_draws, until.max_draws),
+                deadline=replace(until.deadline, at=at),
             )
         report = self.run(
             pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), sizes_for

@@ -15,6 +15,7 @@ import numpy as np
 
 from dpfuzz.datasets import DatasetPair
 from dpfuzz.engine import clock
+from dpfuzz.engine.budget import Deadline
 from dpfuzz.engine.policy import EstimationPolicy
 from dpfuzz.engine.run import fresh_seed
 from dpfuzz.engine.stops import Stop, StopReason
@@ -50,7 +51,7 @@ class Estimator(Protocol):
     def first_pair(self) -> DatasetPair: ...
 
     def estimate(
-        self, max_draws: int, seed: int | None, deadline: Deadline | None = None
+        self, max_draws: int, seed: int | None, until: DrawUntil | None = None
     ) -> EpsilonEstimate: ...
 
 
@@ -83,9 +84,9 @@ def planned_draws(
 ) -> int:
     """The draws an estimate can make in `seconds`, extrapolated from the last two pilots, whose
     times grow as draws^k (`pace_power`). k ≥ 1: a power law with k at most `max_pace_power`
-    (large samples cost more per draw: sorting, memory traffic). `affine_power` ≤ k < 1: fixed costs (model
-    fits) weigh, and the pace is affine, seconds = a + b·draws through both, up to `affine_gain`
-    times the proportional plan. Otherwise (one pilot, or two near-equal times, whose
+    (large samples cost more per draw: sorting, memory traffic). `affine_power` ≤ k < 1: fixed
+    costs (model fits) weigh, and the pace is affine, seconds = a + b·draws through both, up to
+    `affine_gain` times the proportional plan. Otherwise (one pilot, or two near-equal times, whose
     difference the noise may have made up): proportional to the last pilot, which under-plans."""
     policy = policy or EstimationPolicy()
     last, power = pilots[-1], pace_power(pilots)
@@ -111,11 +112,11 @@ def pace_power(pilots: Sequence[Timed]) -> float:
 
 
 @dataclass(frozen=True)
-class Deadline:
-    """A timed estimate's final certification: drawn until `at` (an `engine.clock` reading),
-    the whole estimate's draws stretched to at most `max_draws`."""
+class DrawUntil:
+    """A timed estimate's final certification: drawn until `deadline` (not a hard one: the plan
+    keeps to it), the whole estimate's draws stretched to at most `max_draws`."""
 
-    at: float
+    deadline: Deadline
     max_draws: int
 
 
@@ -170,7 +171,8 @@ def timed_estimate(
     # a fit and search the last pilot made in its time
     draws = max(draws, pilots[-1].draws if pilots else 0)
     draws -= draws % 2
-    return timed(task.estimate(draws, main_seed, Deadline(at, max(stretch, draws))))
+    until = DrawUntil(Deadline(at, hard=False), max(stretch, draws))
+    return timed(task.estimate(draws, main_seed, until))
 
 
 def _too_short(

@@ -17,6 +17,7 @@ from dpfuzz import (
 )
 from dpfuzz.catalogue import entry
 from dpfuzz.engine import AuditPolicy, Budget, Plan, Run, StopReason
+from dpfuzz.engine.budget import Deadline
 from dpfuzz.engine.certification import FreshOutputs, verify
 from dpfuzz.engine.schedule import Look
 from dpfuzz.testers.float_bits import FloatBitsTester
@@ -34,8 +35,8 @@ def test_a_deadline_ends_the_verification_at_the_clock_and_never_below_the_floor
     floor = AuditPolicy().deadline_floor
     for deadline, expected, cut in ((-math.inf, floor, True), (math.inf, 4_500, False)):
         fresh = FreshOutputs(HockeyStickTester(), (event,), chunk_values=1 << 20, keep=0)
-        budget = Budget(mechanism, math.inf)
-        fresh.draw(budget, pair, 4_500, rng, deadline, floor=floor, pace_share=0.9)
+        budget = Budget(mechanism, math.inf, deadline=Deadline(deadline, hard=False))
+        fresh.draw(budget, pair, 4_500, rng, floor=floor, pace_share=0.9)
         assert (fresh.count, budget.used, fresh.cut) == (expected, 2 * expected, cut)
 
 

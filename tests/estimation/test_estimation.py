@@ -15,9 +15,10 @@ from dpfuzz.catalogue import entry
 from dpfuzz.cli import main
 from dpfuzz.domain import enclosing_domain
 from dpfuzz.engine import Budget, Stop, StopReason
+from dpfuzz.engine.budget import Deadline
 from dpfuzz.estimation.sizes import fit_samples, search_plan, smallest_budget, verification_samples
 from dpfuzz.estimation.task import EstimateTask
-from dpfuzz.estimation.timing import Deadline
+from dpfuzz.estimation.timing import DrawUntil
 
 POLICY = EstimationPolicy()
 PROBE_DRAWS = POLICY.audit.probe_draws
@@ -321,7 +322,7 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for(cloc
     pair = DatasetPair(np.array([0.0]), np.array([1.0]))
     domain = enclosing_domain([pair])
     task = EstimateTask.make(gaussian_sum, pair, domain, 0.0, 0.05, POLICY)
-    far = Deadline(clock.now() + 600, 2_000_000)
+    far = DrawUntil(Deadline(clock.now() + 600, hard=False), 2_000_000)
     stretched = task.certify([pair], 100_000, 9, far, fit_draws=100_000).report
     samples, verified = stretched.samples, stretched.verification.num_samples[0]
     selection = int(POLICY.verify_per_fit * samples)
@@ -346,7 +347,7 @@ def test_a_timed_estimate_fits_a_discrete_pairs_event_on_the_draws_its_whole_tim
         return (flips ^ (np.asarray(dataset, dtype=float) > 0)).astype(np.int8)
 
     whole = int(400_000 / POLICY.time_share)
-    far = Deadline(clock.now() + 600, 2_000_000)
+    far = DrawUntil(Deadline(clock.now() + 600, hard=False), 2_000_000)
     for mechanism, pair, fitted in (
         (noisy_bits, DatasetPair(np.zeros(3), np.ones(3)), whole),
         (gaussian_sum, DatasetPair(np.array([0.0]), np.array([1.0])), 100_000),
