@@ -22,7 +22,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal, TypeGuard, cast
 
 import numpy as np
@@ -59,6 +59,19 @@ from dpfuzz.validation import check_choice
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
 # likelihood ratios than the claim's boundary can be easier to certify.
 _GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
+
+
+@dataclass(frozen=True)
+class _Training:
+    """What vector outputs' candidate models are fitted and scored on (`_training`)."""
+
+    specs: list
+    features: np.ndarray | None  # the fitting halves' rows, P's first (None: `distinct` only)
+    labels: np.ndarray | None  # 1 for P's rows, 0 for Q's
+    distinct: tuple | None  # the distinct fitting rows, their labels and counts
+    scores: Callable  # model -> (scores of P's selection outputs, of Q's, their weights)
+    first_side: int  # rows of P's fitting half
+    discrete: bool
 
 
 class HockeyStickTester(Tester):
@@ -281,25 +294,42 @@ class HockeyStickTester(Tester):
         objective `one_d` on the training samples (at most `model_fit_samples` per side, which
         bounds the sorts; docs/decisions/0018-coordinate-events.md).
         Scikit-learn is imported here, by the first vector output."""
-        from sklearn.base import clone
+        from dpfuzz.testers.models import ModelScore, score_variants
 
+        training = self._training(x0, x1, int(rng.integers(2**31 - 1)))
+        best: list[tuple[float, ScoreEvent | None]] = [(-np.inf, None)] * (2 if both else 1)
+        for spec in training.specs:
+            # a model, or for monotone steps the fitted steps and their smoothed copy
+            for model in score_variants(self._fitted(spec, training)):
+                for index, (fitted, scores_p, scores_q, weights) in enumerate(
+                    self._scored(spec, model, training, both)
+                ):
+                    interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
+                    if best[index][1] is None or value > best[index][0]:
+                        best[index] = (
+                            value,
+                            ScoreEvent(ModelScore(fitted, self.describe_row), interval),
+                        )
+        if not training.discrete:  # a coordinate's tails and values, which a score can blur
+            self._coordinate_events(x0, x1, one_d, gammas, both, best)
+        # every direction has an event: there is always a candidate model
+        return [(cast(ScoreEvent, event), value) for value, event in best]
+
+    def _training(self, x0: np.ndarray, x1: np.ndarray, seed: int) -> _Training:
+        """The candidate models and the rows they are fitted on, from the first half of each
+        sample, and how a model scores the second halves. Discrete outputs: every model that
+        takes sample weights is fitted on the distinct rows weighted by their counts, the same
+        fit as on all rows, in milliseconds, and the distinct rows are scored once, each standing
+        for its count of selection outputs. Integer outputs arrive as integers
+        (`paired_matrices`), so the rows are counted without a float copy of the samples."""
         from dpfuzz.testers.models import (
             DiscreteHalves,
-            ModelScore,
             candidate_models,
             classifier_score,
             is_discrete,
-            negated,
-            score_variants,
             takes_weights,
         )
 
-        seed = int(rng.integers(2**31 - 1))
-        # Discrete outputs: every model that takes sample weights is fitted on the distinct
-        # rows weighted by their counts, the same fit as on all rows, in milliseconds, and the
-        # distinct rows are scored once, each standing for its count of selection outputs.
-        # Integer outputs arrive as integers (`paired_matrices`), so the rows are counted
-        # without a float copy of the samples.
         (fit0, select0), (fit1, select1) = split_halves(x0), split_halves(x1)
         step = max(1, (len(fit0) + len(fit1)) // 200_000)  # the rows `is_discrete` would inspect
         table = (
@@ -307,97 +337,80 @@ class HockeyStickTester(Tester):
             if is_discrete(np.concatenate([fit0[::step], fit1[::step]]))
             else None
         )
-        features: np.ndarray | None
-        labels: np.ndarray | None
-        distinct: tuple[np.ndarray, np.ndarray, np.ndarray] | None
         specs = [] if table is None else candidate_models(self.classifier, table.rows, seed)
         if table is not None and all(takes_weights(spec) for spec in specs):
-            features, labels, distinct = None, None, table.fitting  # never fitted on all rows
 
-            def scores(model):  # (scores of P's and Q's selection outputs, their weights)
-                on_rows = classifier_score(model, table.rows)
-                return on_rows, on_rows, table.selection
+            def on_rows(model):  # (scores of P's and Q's selection outputs, their weights)
+                scored = classifier_score(model, table.rows)
+                return scored, scored, table.selection
 
-        else:
-            fit0, select0, fit1, select1 = (
-                half.astype(float, copy=False) for half in (fit0, select0, fit1, select1)
-            )
-            features = np.concatenate([fit0, fit1])
-            labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
-            distinct = None if table is None else table.fitting
-            if table is None:
-                specs = candidate_models(self.classifier, features, seed)
+            # never fitted on all rows
+            return _Training(specs, None, None, table.fitting, on_rows, len(fit0), True)
+        fit0, select0, fit1, select1 = (
+            half.astype(float, copy=False) for half in (fit0, select0, fit1, select1)
+        )
+        features = np.concatenate([fit0, fit1])
+        labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
+        if table is None:
+            specs = candidate_models(self.classifier, features, seed)
 
-            def scores(model):
-                return classifier_score(model, select0), classifier_score(model, select1), None
+        def on_halves(model):
+            return classifier_score(model, select0), classifier_score(model, select1), None
 
-        best: list[tuple[float, ScoreEvent | None]] = [(-np.inf, None)] * (2 if both else 1)
-        for spec in specs:
-            # a model, or for monotone steps the fitted steps and their smoothed copy
-            for model in score_variants(self._fitted(spec, features, labels, distinct, len(fit0))):
-                scores0, scores1, weights = scores(model)
-                scored = [(model, scores0, scores1, weights)]
-                if both:
-                    swapped = None if weights is None else weights[::-1]
-                    reverse = negated(model)
-                    if reverse is not None:
-                        scored.append((reverse, -scores1, -scores0, swapped))
-                    else:
-                        flipped = (
-                            None
-                            if distinct is None
-                            else (distinct[0], 1 - distinct[1], distinct[2])
-                        )
-                        reverse = self._fitted(
-                            clone(spec),
-                            features,
-                            None if labels is None else 1 - labels,
-                            flipped,
-                            len(fit0),
-                        )
-                        on0, on1, _ = scores(reverse)
-                        scored.append((reverse, on1, on0, swapped))
-                for index, (fitted, scores_p, scores_q, weights) in enumerate(scored):
-                    interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
-                    if best[index][1] is None or value > best[index][0]:
-                        best[index] = (
-                            value,
-                            ScoreEvent(ModelScore(fitted, self.describe_row), interval),
-                        )
-        if (
-            table is None
-        ):  # one coordinate's tails, intervals and exact values, which a fitted score can blur
-            for column in range(x0.shape[1]):
-                p, q = (
-                    x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1)
-                )
-                for index, (interval, value) in enumerate(
-                    _value_intervals(p, q, one_d, gammas, both, self.rare_share)
-                ):
-                    if value > best[index][0]:
-                        best[index] = (
-                            value,
-                            ScoreEvent(Coordinate(column, self.column_name(column)), interval),
-                        )
-        # every direction has an event: there is always a candidate model
-        return [(cast(ScoreEvent, event), value) for value, event in best]
+        distinct = None if table is None else table.fitting
+        return _Training(specs, features, labels, distinct, on_halves, len(fit0), table is not None)
 
-    def _fitted(
-        self,
-        model,
-        features: np.ndarray | None,
-        labels: np.ndarray | None,
-        distinct,
-        first_side: int,
-    ):
-        """`model` fitted on the labelled rows (`distinct`: the same rows, weighted, when given)."""
+    def _scored(self, spec, model, training: _Training, both: bool) -> list[tuple]:
+        """(model, scores of P's selection outputs, of Q's, their weights) for `model`, and with
+        `both` the same for (Q, P): `model` negated where it can be, else a copy of `spec`
+        fitted with the labels flipped."""
+        from sklearn.base import clone
+
+        from dpfuzz.testers.models import negated
+
+        scores0, scores1, weights = training.scores(model)
+        scored = [(model, scores0, scores1, weights)]
+        if not both:
+            return scored
+        swapped = None if weights is None else weights[::-1]
+        reverse = negated(model)
+        if reverse is not None:
+            return [*scored, (reverse, -scores1, -scores0, swapped)]
+        distinct, labels = training.distinct, training.labels
+        flipped = replace(
+            training,
+            labels=None if labels is None else 1 - labels,
+            distinct=None if distinct is None else (distinct[0], 1 - distinct[1], distinct[2]),
+        )
+        reverse = self._fitted(clone(spec), flipped)
+        on0, on1, _ = training.scores(reverse)
+        return [*scored, (reverse, on1, on0, swapped)]
+
+    def _coordinate_events(self, x0, x1, one_d, gammas, both: bool, best: list) -> None:
+        """Raise `best` (a (value, event) per direction) to any coordinate's tail, interval or
+        exact value that scores higher, searched as a 1-D output is."""
+        for column in range(x0.shape[1]):
+            p, q = (x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1))
+            for index, (interval, value) in enumerate(
+                _value_intervals(p, q, one_d, gammas, both, self.rare_share)
+            ):
+                if value > best[index][0]:
+                    best[index] = (
+                        value,
+                        ScoreEvent(Coordinate(column, self.column_name(column)), interval),
+                    )
+
+    def _fitted(self, model, training: _Training):
+        """`model` fitted on the training rows (on the distinct rows, weighted, when the
+        training has them and the model takes weights)."""
         from sklearn.exceptions import ConvergenceWarning
 
         from dpfuzz.testers.models import MonotonePatternScore, PatternScore, fit_weighted
 
+        features, labels, first_side = training.features, training.labels, training.first_side
         with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
             warnings.simplefilter("ignore", ConvergenceWarning)
-            if distinct is None or not fit_weighted(model, *distinct):
+            if training.distinct is None or not fit_weighted(model, *training.distinct):
                 assert features is not None and labels is not None  # given without `distinct`
                 # Pattern and step counts use the whole fitting half, a classifier at most
                 # `model_fit_samples` per side: its fit time grows with n, its score stops
