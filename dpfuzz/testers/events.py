@@ -17,20 +17,14 @@ probabilities are estimated.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from dpfuzz.testers.base import as_feature_matrix
-
-# objective(k_p, k_q, n_p, n_q, candidates, rare=False) -> score per candidate; larger is better.
-# `candidates`: how many events the scored ones were picked among, for objectives that correct
-# for the winner's curse (`best_interval`: 1 for the nested tails, the number of cut points for
-# intervals chosen by a maximum-subarray search, the number of atoms for point events).
-# `rare`: the candidates are point events, whose counts may be small and zero on one side.
-Objective = Callable[..., np.ndarray]
+from dpfuzz.testers.objectives import Objective
 
 
 class Score(Protocol):

@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from typing import Literal, TypeGuard, cast
 
 import numpy as np
-from scipy import special
 
 from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP, approx_dp
 from dpfuzz.errors import InvalidArgument
@@ -44,8 +43,6 @@ from dpfuzz.testers.bounds import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     pure_dp_epsilon_lower,
-    wilson_lower,
-    wilson_upper,
 )
 from dpfuzz.testers.events import (
     Coordinate,
@@ -54,6 +51,7 @@ from dpfuzz.testers.events import (
     best_interval,
     best_intervals_both,
 )
+from dpfuzz.testers.objectives import DivergenceObjective, EpsilonObjective, Objective
 from dpfuzz.validation import check_choice
 
 # Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
@@ -235,7 +233,7 @@ class HockeyStickTester(Tester):
         gammas = self.gammas(claim)
         directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
         # the tails of 1-D outputs, and of each coordinate, scored as a peeled family
-        # (`_epsilon_objective`)
+        # (`EpsilonObjective`)
         one_d = self._selection_objective(
             claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1))))
         )
@@ -623,38 +621,14 @@ class HockeyStickTester(Tester):
         eval_size: int | None,
         per_epsilon: bool = False,
         tail_scales: int = 1,
-    ):
-        """Training score of each candidate event: the bound it would certify (Wilson). For a
-        privacy-profile claim the best over its ε grid of H_{e^ε} − δ(ε) (`per_epsilon`: the
-        value at each grid point, one column each). `tail_scales`: see `_epsilon_objective`."""
+    ) -> Objective:
+        """Training score of each candidate event (`dpfuzz.testers.objectives`): with
+        ``objective="epsilon"`` and an (ε, δ) claim, the held-out ε bound it predicts; else the
+        bound on the claim's divergence it would certify. `per_epsilon`, `tail_scales`: see
+        there."""
         if self.objective == "epsilon" and isinstance(claim, ApproxDP):
-            return _epsilon_objective(claim, beta, eval_size, tail_scales, self.exact_points)
-
-        def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
-            if eval_size is not None:  # same proportions, held-out sample size
-                k_p, k_q, n_p, n_q = (
-                    k_p * (eval_size / n_p),
-                    k_q * (eval_size / n_q),
-                    eval_size,
-                    eval_size,
-                )
-            p_lo, q_hi = wilson_lower(k_p, n_p, beta / 2), wilson_upper(k_q, n_q, beta / 2)
-            if isinstance(claim, RenyiDP):
-                return binary_renyi(p_lo, q_hi, claim.alpha)
-            if isinstance(claim, ProfileClaim):
-                points = claim.profile_points()
-                if per_epsilon:
-                    return np.stack(
-                        [p_lo - math.exp(epsilon) * q_hi - delta for epsilon, delta in points],
-                        axis=-1,
-                    )
-                best = np.full(np.shape(p_lo), -np.inf)
-                for epsilon, delta in points:  # a running maximum: O(candidates) memory
-                    best = np.maximum(best, p_lo - math.exp(epsilon) * q_hi - delta)
-                return best
-            return p_lo - math.exp(approx_dp(claim).epsilon) * q_hi
-
-        return objective
+            return EpsilonObjective(claim, beta, eval_size, tail_scales, self.exact_points)
+        return DivergenceObjective(claim, beta, eval_size, per_epsilon)
 
 
 def _value_intervals(
@@ -665,102 +639,6 @@ def _value_intervals(
     if both:
         return best_intervals_both(x_p, x_q, objective, gammas, rare_share=rare_share)
     return [best_interval(x_p, x_q, objective, gammas, rare_share=rare_share)]
-
-
-def _epsilon_objective(
-    claim: ApproxDP,
-    beta: float,
-    eval_size: int | None,
-    tail_scales: int = 1,
-    exact_points: int = 16,
-):
-    """``objective="epsilon"``: each candidate event's predicted held-out bound ln((p_lo − δ)/q_hi).
-
-    The tails of 1-D outputs (scored as one candidate each) are predicted at β/2 over
-    `tail_scales`, the dyadic scales of their counts (log2 of the outputs): a peeling bound over
-    a nested family, whose deviations at small counts are not small beside the count itself, so
-    that a lucky far tail does not outrank the bulk when the held-out sample is much larger than
-    the training one. Where no event is predicted a positive bound, the ranking by clearance keeps
-    the uncorrected level, so that tiny lucky intervals do not outrank the tails
-    (docs/decisions/0013-event-selection.md, "Evidence moved from the code")."""
-
-    def log_ratio(p_lo, q_hi):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = (p_lo - claim.delta) / q_hi
-        return np.where(ratio > 0, np.log(np.maximum(ratio, 1e-300)), -np.inf)
-
-    def bound(k_p, n_p, k_q, n_q, alpha):
-        # Under certificate="privacy_loss" pure DP is certified by the joint bound
-        # (`pure_dp_epsilon_lower`), whose margin is about half this one's; candidates are still
-        # ranked by the per-side margins, which choose better events and pairs than the joint
-        # bound's normal approximation (docs/decisions/0013-event-selection.md).
-        return log_ratio(wilson_lower(k_p, n_p, alpha), wilson_upper(k_q, n_q, alpha))
-
-    def clearance(k_p, n_p, k_q, n_q, alpha):
-        """Standard errors by which the held-out ln(p̂/q̂) is expected to clear the certified
-        bound's margin z_α: the bound is positive about when ln(p̂/q̂) > z_α·se (delta method on
-        ½-smoothed proportions, se at the held-out size), so a larger clearance is a larger
-        chance of certifying a positive ε."""
-        p, q = (k_p + 0.5) / (n_p + 1), (k_q + 0.5) / (n_q + 1)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            se = np.sqrt((p * (1 - p) / (p - claim.delta) ** 2 + (1 - q) / q) / eval_size)
-            margin = np.where(p > claim.delta, np.log((p - claim.delta) / q) / se, -np.inf)
-        return margin + special.ndtri(alpha)  # − stats.norm.isf(alpha), without its argument checks
-
-    def exact(k_p, n_p, k_q, n_q, alpha):
-        """The training counts' own exact joint bound on the privacy loss (pure DP only), for the
-        `exact_points` candidates whose counts differ most (each bound is a root search)."""
-        k_p, k_q = np.ravel(k_p), np.ravel(k_q)
-        bounds = np.full(len(k_p), -np.inf)
-        if claim.delta > 0:
-            return bounds
-        lead = (k_p / n_p - k_q / n_q) / np.sqrt((k_p + 1) / n_p**2 + (k_q + 1) / n_q**2)
-        for index in np.argsort(-lead, kind="stable")[:exact_points]:
-            bounds[index] = pure_dp_epsilon_lower(
-                int(k_p[index]), n_p, int(k_q[index]), n_q, 2 * alpha
-            )
-        return bounds
-
-    def objective(k_p, k_q, n_p, n_q, candidates=1, rare=False):
-        # A ratio rewards tiny events: the luckiest of the ~n intervals a maximum-subarray search
-        # compares wins on training data alone, so its bounds are Bonferroni-level over them.
-        # Nested tails need no such correction in the bulk (the largest deviation over a nested
-        # family grows like √(log log n)), and correcting a vector output's score tails costs a
-        # quarter of the certified ε on discrete outputs. 1-D outputs' far tails are peeled
-        # (`tail_scales`). The margins tried: docs/decisions/0013-event-selection.md.
-        alpha = beta / 2 / candidates
-        predicting = alpha / tail_scales if candidates == 1 else alpha
-        if eval_size is None:
-            value = bound(k_p, n_p, k_q, n_q, predicting)
-        else:
-            # Pessimistic p and q from the training counts, then the bound they would give on
-            # the held-out size: scaling the counts alone would trust a training count of 0 as
-            # an exact 0, and a larger held-out sample would pick a lucky tiny event.
-            n = eval_size
-            predicted = bound(
-                wilson_lower(k_p, n_p, predicting) * n,
-                n,
-                wilson_upper(k_q, n_q, predicting) * n,
-                n,
-                beta / 2,
-            )
-            # Where no event is predicted a positive bound that way (a small effect on few
-            # training samples), rank the events by their chance of a positive held-out bound
-            # instead, mapped into (−1, 0) so that any positive prediction still wins: a search
-            # then still tells the pairs apart (docs/decisions/0013-event-selection.md).
-            value = np.where(
-                predicted > 0, predicted, -special.expit(-clearance(k_p, n_p, k_q, n_q, alpha))
-            )
-        if rare:
-            # Point events (an exact value one side releases more often) have few outputs, often
-            # none on one side, where the per-side prediction above is loosest: one predicts at
-            # least what the training counts' exact joint bound certifies (the held-out sample
-            # is as large or larger; docs/decisions/0016-point-events.md).
-            value = np.maximum(value, exact(k_p, n_p, k_q, n_q, alpha))
-        # The whole output space (every sample on both sides) can certify no positive ε.
-        return np.where((k_p == n_p) & (k_q == n_q), -np.inf, value)
-
-    return objective
 
 
 def _detectable_loss(result: TestResult) -> dict:
