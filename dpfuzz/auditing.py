@@ -122,7 +122,7 @@ def audit(
         tester = audit_tester(settings, claim, probed.samples, mechanism)
         fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
         plan = Plan.from_settings(settings, tester, fill_racing=fill)
-        ending = search_and_certify(run, tester, plan, settings, probed)
+        ending = search_and_certify(run, tester, plan, settings.finder, probed)
         return audit_report(run, tester, plan, settings, probed, ending)
     except MechanismTooSlow as slow:
         default = " (the default: AuditPolicy.default_call_timeout)" if default_timeout else ""

@@ -24,8 +24,7 @@ from dpfuzz.engine.probe import Probe
 from dpfuzz.engine.race import race
 from dpfuzz.engine.run import Run
 from dpfuzz.engine.search import search
-from dpfuzz.finders import make_finder
-from dpfuzz.settings import AuditSettings
+from dpfuzz.finders import FinderSpec, make_finder
 from dpfuzz.testers import Tester
 
 if TYPE_CHECKING:
@@ -46,16 +45,16 @@ class Ending:
 
 
 def search_and_certify(
-    run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
+    run: Run, tester: Tester, plan: Plan, finder_spec: FinderSpec, probed: Probe
 ) -> Ending:
-    """Search with `settings.finder` and certify the chosen pair (a sequential plan: race the
-    finder's pairs to a verdict, `engine.race`)."""
+    """Search with the finder `finder_spec` names (`dpfuzz.finders.make_finder`) and certify the
+    chosen pair (a sequential plan: race the finder's pairs to a verdict, `engine.race`)."""
     if plan.sequential:
-        return race_to_verdict(run, tester, plan, settings, probed)
+        return race_to_verdict(run, tester, plan, finder_spec, probed)
     short = check_refutable(run, tester, plan)
     if short is not None:
         return Ending(None, unfinished=short)
-    finder = make_finder(settings.finder)
+    finder = make_finder(finder_spec)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     try:
         searched_at = clock.now()
@@ -87,10 +86,10 @@ def search_and_certify(
 
 
 def race_to_verdict(
-    run: Run, tester: Tester, plan: Plan, settings: AuditSettings, probed: Probe
+    run: Run, tester: Tester, plan: Plan, finder_spec: FinderSpec, probed: Probe
 ) -> Ending:
-    """Race `settings.finder`'s pairs to a verdict (`engine.race`)."""
-    finder = make_finder(settings.finder)
+    """Race the pairs of the finder `finder_spec` names to a verdict (`engine.race`)."""
+    finder = make_finder(finder_spec)
     finder.start(run.domain, np.random.default_rng(run.finder_seed))
     began = clock.now()
     try:

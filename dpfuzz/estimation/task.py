@@ -4,9 +4,9 @@ builds an `EstimateTask` and asks it for an estimate, or `estimation.timing` for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -33,6 +33,13 @@ from dpfuzz.testers import make_tester
 
 if TYPE_CHECKING:
     from dpfuzz.testers.base import Tester
+
+
+class Sizing(Protocol):
+    """How one of an estimate's runs is sized from its probe's outputs (their shape says
+    whether they are scalar): the run's `Plan` (`EstimateTask.plan`)."""
+
+    def __call__(self, outputs: np.ndarray) -> Plan: ...
 
 
 @dataclass(frozen=True)
@@ -127,16 +134,16 @@ class EstimateTask:
         outputs per side, each pair's events chosen for the final certification's size."""
         samples, search_draws = sizes.search_plan(max_draws, self.trials, self.policy)
 
-        def sizes_for(outputs: np.ndarray) -> tuple[int, int, int | None]:
+        def sizing(outputs: np.ndarray) -> Plan:
             scalar = int(np.prod(outputs.shape[1:])) == 1
             final = (
                 sizes.verification_samples(max_draws - search_draws, scalar, self.policy)
                 if samples >= self.policy.final_size_search
                 else None
             )
-            return samples, self.policy.search_verify, final
+            return self.plan(self.finder, samples, self.policy.search_verify, final)
 
-        return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, sizes_for)
+        return self.run(self.finder, seed, Budget(self.mechanism, search_draws), samples, sizing)
 
     def certify(
         self, pair: list, max_draws: int, seed: int, until: DrawUntil | None, fit_draws: int
@@ -148,14 +155,14 @@ class EstimateTask:
         """
         policy, probe_draws = self.policy, self.policy.audit.probe_draws
 
-        def sizes_for(outputs: np.ndarray) -> tuple[int, int, int | None]:
+        def sizing(outputs: np.ndarray) -> Plan:
             scalar = int(np.prod(outputs.shape[1:])) == 1
             samples, verify = (
                 sizes.fit_samples(max_draws - probe_draws, scalar, policy),
                 sizes.verification_samples(max_draws, scalar, policy),
             )
             if until is None:
-                return samples, verify, None
+                return self.plan(pair, samples, verify, None)
             # fitting and verification outputs the deadline allows
             per_side = (until.max_draws - probe_draws) // 2
             # scikit-learn: only timed estimates get here
@@ -169,11 +176,8 @@ class EstimateTask:
                     min(sizes.fit_samples(whole - probe_draws, scalar, policy), per_side - verify),
                 )
             stretched = max(verify, per_side - samples)
-            return (
-                samples,
-                stretched,
-                min(max(verify, int(policy.verify_per_fit * samples)), stretched),
-            )
+            selection = min(max(verify, int(policy.verify_per_fit * samples)), stretched)
+            return self.plan(pair, samples, stretched, selection)
 
         if until is None:
             budget = Budget(self.mechanism, max_draws)
@@ -185,7 +189,7 @@ class EstimateTask:
                 deadline=replace(until.deadline, at=at),
             )
         report = self.run(
-            pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), sizes_for
+            pair, seed, budget, sizes.fit_samples(max_draws - probe_draws, policy=policy), sizing
         )
         return EpsilonEstimate(
             epsilon_lower_bound=report.epsilon_lower_bound or 0.0,
@@ -199,53 +203,69 @@ class EstimateTask:
             report=report,
         )
 
+    def plan(
+        self,
+        finder: str | list[DatasetPair],
+        samples: int,
+        verify_samples: int,
+        selection_samples: int | None,
+    ) -> Plan:
+        """The plan of one of the estimate's runs: ε = 0 at δ, fixed sampling, one direction
+        certified at the whole β; a single pair is oriented and its event chosen in one fit."""
+        trials = self.trials if isinstance(finder, str) else len(finder)
+        return Plan(
+            trials=trials,
+            samples=samples,
+            verify_samples=verify_samples,
+            beta=self.beta,
+            adaptive=False,
+            directions=1,
+            selection_samples=selection_samples,
+            orient_by_fit=not isinstance(finder, str) and trials == 1,
+        )
+
     def run(
         self,
         finder: str | list[DatasetPair],
         seed: int,
         budget: Budget,
         first_samples: int,
-        sizes_for: Callable[[np.ndarray], tuple[int, int, int | None]],
+        sizing: Sizing,
     ) -> AuditReport:
-        """A run of ε = 0 at δ with the ε objective and fixed sampling, certifying one direction
-        at the whole β; `sizes_for` sizes it from the probe's outputs: (fitting outputs,
-        verification outputs, the size events are chosen for)."""
+        """A run of ε = 0 at δ with the ε objective, sized by `sizing` from the probe's outputs
+        (`plan`)."""
         claim = ApproxDP(0.0, self.delta) if self.delta > 0 else PureDP(0.0)
         run = Run(
             self.mechanism, claim, self.domain, budget, seed, self.policy.audit, client=self.client
         )
         probed = probe(run, min(self.policy.audit.probe_samples, first_samples))
-        samples, verify, selection = sizes_for(probed.samples)
+        plan = sizing(probed.samples)
         check_affordable(
             [
                 (
                     "max_draws",
                     f"{budget.max_draws:,} (this stage's)",
-                    16 * samples * probed.samples[0].size,
-                    f"{samples:,} fitting outputs per side",
+                    16 * plan.samples * probed.samples[0].size,
+                    f"{plan.samples:,} fitting outputs per side",
                 )
             ]
         )
         tester = make_tester(estimation_tester(self.mechanism), claim)
-        settings = AuditSettings.build(
+        stated = AuditSettings(
             tester=tester,
             finder=finder,
-            trials=self.trials if isinstance(finder, str) else len(finder),
-            samples=samples,
-            verify_samples=verify,
+            trials=plan.trials,
+            samples=plan.samples,
+            verify_samples=plan.verify_samples,
             beta=self.beta,
             seed=seed,
             sampling="fixed",
-            max_draws=budget.max_draws,
+            max_draws=int(budget.max_draws),
             max_seconds=budget.max_seconds,
             verify_directions="one",
-        )
-        one_pair = not isinstance(finder, str) and settings.trials == 1
-        plan = Plan.from_settings(
-            settings, tester, selection_samples=selection, orient_by_fit=one_pair
-        )
-        ending = search_and_certify(run, tester, plan, settings, probed)
-        return audit_report(run, tester, plan, settings, probed, ending)
+        )  # what the report states the run did, not what plans it
+        ending = search_and_certify(run, tester, plan, finder, probed)
+        return audit_report(run, tester, plan, stated, probed, ending)
 
 
 def chosen_pair(search: AuditReport, delta: float, beta: float) -> DatasetPair:

@@ -41,7 +41,11 @@ def finder_class(name: str) -> type:
     return getattr(importlib.import_module(module), attribute)
 
 
-def make_finder(finder: str | Finder | DatasetPair | list) -> BaseFinder:
+# What names a finder: a registered name, an instance, or the pairs to try.
+FinderSpec = str | Finder | DatasetPair | list
+
+
+def make_finder(finder: FinderSpec) -> BaseFinder:
     """A finder instance from a name, an instance, or the pairs to try."""
     if isinstance(finder, DatasetPair):
         finder = [finder]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, approx_dp
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP, approx_dp
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
@@ -201,7 +201,9 @@ class HistogramTester(HockeyStickTester):
         return (
             super().gammas(claim)
             if isinstance(claim, ProfileClaim)
-            else [math.exp(approx_dp(claim).epsilon)]
+            else [
+                math.exp(claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon)
+            ]
         )
 
     def evaluate(

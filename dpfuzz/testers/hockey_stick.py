@@ -254,7 +254,8 @@ class HockeyStickTester(Tester):
         across a privacy-profile claim's ε grid."""
         if isinstance(claim, ProfileClaim):
             return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
-        return [math.exp(approx_dp(claim).epsilon) * factor for factor in _GAMMA_LADDER]
+        epsilon = claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon
+        return [math.exp(epsilon) * factor for factor in _GAMMA_LADDER]
 
     def choose_epsilon(
         self,

@@ -330,9 +330,8 @@ def test_a_timed_certification_counts_past_the_size_its_event_is_chosen_for(cloc
 
     def certification(verify):
         budget = Budget(gaussian_sum, PROBE_DRAWS + 2 * (samples + verify))
-        return task.run(
-            [pair], 9, budget, samples, lambda outputs: (samples, verify, None)
-        ).verification.event
+        plan = task.plan([pair], samples, verify, None)
+        return task.run([pair], 9, budget, samples, lambda outputs: plan).verification.event
 
     assert stretched.verification.event == certification(selection) != certification(verified)
 

@@ -270,3 +270,15 @@ def test_a_tester_says_which_of_its_events_it_certifies_from_counts():
     hockey_stick = make_tester("hockey_stick", PureDP(1.0))
     assert hockey_stick.counts(hockey_stick.fit(p, q, PureDP(1.0), 0.05, rng))
     assert not MMDTester().counts(None)
+
+
+def test_interval_testers_search_a_renyi_claim_at_its_epsilon():
+    # Rényi claims reach the hockey-stick and histogram testers' interval search, whose levels
+    # sit at e^ε of the claim: ε is the Rényi claim's own.
+    rng = np.random.default_rng(1)
+    claim = RenyiDP(alpha=2.0, epsilon=0.1)
+    p, q = rng.integers(0, 3, 4_000), rng.integers(0, 3, 4_000)
+    for tester in (HistogramTester(), make_tester("hockey_stick", claim)):
+        assert any(gamma == pytest.approx(math.exp(0.1)) for gamma in tester.gammas(claim))
+        result = tester.test(p, q + (rng.random(4_000) < 0.3), claim, 0.05, rng)
+        assert result.claim == claim and result.divergence.startswith("renyi")
