@@ -33,7 +33,7 @@ float64 and leaks through the low bits: audit with ``arithmetic="float"`` to tes
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from dpfuzz.domain import Domain
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.mechanism import PerCallMechanism, per_call
 from dpfuzz.validation import check_choice
+
+if TYPE_CHECKING:
+    from dpfuzz.outputs import StructuredMechanism
 
 CONVENTIONS = {
     "mean": "substitute",
@@ -170,6 +173,43 @@ LABELLED = {
 TREES = ("DecisionTreeClassifier", "RandomForestClassifier")
 
 
+def _model_options(name: str, features: int) -> dict[str, Any]:
+    """The arguments a model of `name` gets beyond ε: the bounds of records in [0, 1]^features
+    (and the classes, for trees), so that diffprivlib never reads them from the data."""
+    unit = ([0.0] * features, [1.0] * features)
+    by_model: dict[str, dict[str, Any]] = {
+        "LogisticRegression": {"data_norm": float(np.sqrt(features))},
+        "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
+        "GaussianNB": {"bounds": unit},
+        "KMeans": {"bounds": unit, "n_clusters": 2},
+        "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
+        "StandardScaler": {"bounds": unit},
+        "DecisionTreeClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
+        "RandomForestClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
+    }
+    return by_model[name]
+
+
+def _model_mechanism(
+    name: str, release: Callable, features: int, public_records: bool
+) -> PerCallMechanism | StructuredMechanism:
+    """`release` as a mechanism: trees release their predictions on a grid of probes; other
+    models are structured outputs (`dpfuzz.outputs.Model`); without public records a fit may
+    raise (LogisticRegression on one class), and the error is an outcome."""
+    from dpfuzz.outputs import Model, structured
+
+    if name in TREES:
+        return per_call(release)
+    if public_records:
+        return structured(release, encoder=Model())
+    shapes = (
+        {"classes_": (2,), "coef_": (1, features), "intercept_": (1,)}
+        if name == "LogisticRegression"
+        else None
+    )
+    return structured(release, encoder=Model(shapes), errors="outcome")
+
+
 def diffprivlib_model(
     name: str = "LogisticRegression",
     *,
@@ -194,28 +234,10 @@ def diffprivlib_model(
     import diffprivlib
 
     check_choice("diffprivlib model", name, tuple(MODEL_CONVENTIONS))
-    from dpfuzz.outputs import Model, StructuredMechanism, structured
-
     own = MODEL_CONVENTIONS[name]
     relation = relation or own
     label = LABELLED.get(name)
-    unit = ([0.0] * features, [1.0] * features)
-    by_model: dict[str, dict[str, Any]] = {
-        "LogisticRegression": {"data_norm": float(np.sqrt(features))},
-        "LinearRegression": {"bounds_X": unit, "bounds_y": (0.0, 1.0)},
-        "GaussianNB": {"bounds": unit},
-        "KMeans": {"bounds": unit, "n_clusters": 2},
-        "PCA": {"bounds": unit, "data_norm": float(np.sqrt(features)), "n_components": 1},
-        "StandardScaler": {"bounds": unit},
-        "DecisionTreeClassifier": {"bounds": unit, "classes": [0, 1], "max_depth": 2},
-        "RandomForestClassifier": {
-            "bounds": unit,
-            "classes": [0, 1],
-            "max_depth": 2,
-        },
-    }
-    options = by_model[name]
-    options.update(arguments)
+    options = {**_model_options(name, features), **arguments}
     model_class = getattr(diffprivlib.models, name)
     base = (
         np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]])
@@ -243,18 +265,7 @@ def diffprivlib_model(
             )
         return model
 
-    mechanism: PerCallMechanism | StructuredMechanism
-    if name in TREES:
-        mechanism = per_call(release)
-    elif public_records:
-        mechanism = structured(release, encoder=Model())
-    else:  # a fit may raise (LogisticRegression on one class): the error is an outcome
-        shapes = (
-            {"classes_": (2,), "coef_": (1, features), "intercept_": (1,)}
-            if name == "LogisticRegression"
-            else None
-        )
-        mechanism = structured(release, encoder=Model(shapes), errors="outcome")
+    mechanism = _model_mechanism(name, release, features, public_records)
     mechanism.name = f"diffprivlib.models.{name}"
     domain = Domain(
         low=0.0,
