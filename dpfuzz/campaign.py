@@ -61,7 +61,7 @@ from dpfuzz.errors import (
     LibraryMissing,
     TargetBuildError,
 )
-from dpfuzz.outcomes import Ended, Finished, Outcome, outcome_of
+from dpfuzz.outcomes import Finished, Outcome, outcome_of
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, check_keys, check_seconds, unknown_keys
@@ -683,7 +683,8 @@ def row(spec: AuditSpec, finished: Finished) -> tuple[str, dict, dict | None]:
     if finished.result is not None:
         key, summary, report = finished.result
     else:
-        ended = finished.ended or Ended(Outcome.CRASHED, "the audit returned nothing", 0.0)
+        ended = finished.ended
+        assert ended is not None  # the supervisor returns a result or how the process ended
         key, report = spec.key, None
         summary = {
             **spec.summary(),

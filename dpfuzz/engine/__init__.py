@@ -42,8 +42,10 @@ __all__ = sorted(_EXPORTS)
 
 
 # modules that moved to dpfuzz.estimation, kept for one minor release
-_MOVED = {"estimate": "dpfuzz.estimation.task", "sizes": "dpfuzz.estimation.sizes"} | {
-    "timing": "dpfuzz.estimation.timing"
+_MOVED = {
+    "estimate": "dpfuzz.estimation.task",
+    "sizes": "dpfuzz.estimation.sizes",
+    "timing": "dpfuzz.estimation.timing",
 }
 
 
