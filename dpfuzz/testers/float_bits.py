@@ -17,6 +17,7 @@ import numpy as np
 
 from dpfuzz.testers.base import as_feature_matrix
 from dpfuzz.testers.hockey_stick import HockeyStickTester
+from dpfuzz.testers.selection import EventSelection
 
 _ZERO = -2000  # exponent and lowest bit recorded for an output of exactly 0
 
@@ -37,25 +38,27 @@ class FloatBitsTester(HockeyStickTester):
     """Refute DP claims through float bit patterns of the outputs (see the module docstring)."""
 
     name = "float_bits"
-    takes_output_words = False  # its events speak of bit patterns (`describe_row`)
+    takes_output_words = False  # its events speak of bit patterns (`describe_bit_pattern`)
 
     def __init__(
         self,
         objective: Literal["divergence", "epsilon"] = "epsilon",
         certificate: Literal["per_side", "privacy_loss"] = "per_side",
     ):
-        super().__init__(classifier="patterns", objective=objective, certificate=certificate)
+        selection = EventSelection(
+            "patterns", objective, feature_map=float_bit_features, row_words=describe_bit_pattern
+        )
+        super().__init__("patterns", objective, certificate, selection=selection)
 
-    def describe_row(self, row: np.ndarray) -> str:
-        parts = []
-        for sign, exponent, lowest in np.asarray(row, dtype=np.int64).reshape(3, -1).T:
-            if exponent == _ZERO:
-                parts.append("0.0")
-            else:
-                parts.append(
-                    f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})"
-                )
-        return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
-    def features(self, samples: np.ndarray) -> np.ndarray:
-        return float_bit_features(samples)
+def describe_bit_pattern(row: np.ndarray) -> str:
+    """A row of `float_bit_features` in words: "(+, exponent 1, lowest set bit 2^-53)"."""
+    parts = []
+    for sign, exponent, lowest in np.asarray(row, dtype=np.int64).reshape(3, -1).T:
+        if exponent == _ZERO:
+            parts.append("0.0")
+        else:
+            parts.append(
+                f"({'+' if sign > 0 else '-'}, exponent {exponent}, lowest set bit 2^{lowest})"
+            )
+    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"

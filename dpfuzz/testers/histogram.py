@@ -21,7 +21,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
 from dpfuzz.testers.hockey_stick import HockeyStickTester
+from dpfuzz.testers.selection import EventSelection
 from dpfuzz.validation import check_choice
 
 if TYPE_CHECKING:
@@ -108,6 +109,81 @@ class BinnedProfile:
         }
 
 
+@dataclass(frozen=True, eq=False)
+class BinSelection:
+    """The histogram's event selection: bins fixed on the training half, then the best run of
+    them (ranked by their training likelihood ratio) as one event, by `events`' objective."""
+
+    bins: int | Literal["scott"]
+    max_categories: int
+    events: EventSelection
+    shares_fits: ClassVar[bool] = False
+
+    def features(self, samples: np.ndarray) -> np.ndarray:
+        return samples
+
+    def fit_binning(self, train0: np.ndarray, train1: np.ndarray) -> Binning:
+        """Bins from training samples, scored by their log-likelihood ratio log(p̂_b / q̂_b)."""
+        x0, x1 = _values(train0, "samples0"), _values(train1, "samples1")
+        pooled = np.concatenate([x0, x1])
+        distinct = np.unique(pooled)
+        values = None
+        if np.all(pooled == np.round(pooled)) and len(distinct) <= self.max_categories:
+            edges, values = distinct[:-1] / 2 + distinct[1:] / 2, distinct
+        else:
+            low, high = np.quantile(pooled, [0.001, 0.999])
+            if self.bins == "scott":
+                width = 3.49 * pooled.std() * len(pooled) ** (-1 / 3)
+                count = int(np.clip(np.ceil((high - low) / width), 1, MAX_BINS)) if width > 0 else 1
+            else:
+                count = int(self.bins)
+            edges = np.linspace(low, high, count + 1)
+        binning = Binning(edges, np.zeros(len(edges) + 1), values, self.events.describe_output)
+        p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
+        return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
+
+    def fit(
+        self,
+        train0: np.ndarray,
+        train1: np.ndarray,
+        claim: Claim,
+        beta: float,
+        rng: np.random.Generator,
+        eval_size: int | None,
+        both: bool,
+    ) -> list[tuple[ScoreEvent, float]]:
+        """The best run of bins for (train0, train1), and with `both` for (train1, train0), each
+        on bins of its own fit."""
+        directions = [(train0, train1), (train1, train0)] if both else [(train0, train1)]
+        return [self._best_run(p, q, claim, beta, eval_size) for p, q in directions]
+
+    def _best_run(self, train0, train1, claim: Claim, beta: float, eval_size) -> tuple:
+        binning = self.fit_binning(train0, train1)
+        objective = self.events.objective_for(claim, beta, eval_size)
+        features0, features1 = (
+            as_feature_matrix(train0, "samples0"),
+            as_feature_matrix(train1, "samples1"),
+        )
+        interval, value = best_interval(
+            binning(features0), binning(features1), objective, self.gammas(claim)
+        )
+        event = self.events.choose_epsilon(
+            ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size
+        )
+        return event, value
+
+    def gammas(self, claim: Claim) -> list[float]:
+        """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their
+        grid."""
+        return (
+            self.events.gammas(claim)
+            if isinstance(claim, ProfileClaim)
+            else [
+                math.exp(claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon)
+            ]
+        )
+
+
 class HistogramTester(HockeyStickTester):
     """Refute DP claims on 1-D outputs through histograms (see the module docstring).
 
@@ -130,7 +206,9 @@ class HistogramTester(HockeyStickTester):
         objective: Literal["divergence", "epsilon"] = "epsilon",
         describe_output: Callable[[np.ndarray], str | None] | None = None,
     ):
-        super().__init__(objective=objective, describe_output=describe_output)
+        events = EventSelection(objective=objective, describe_output=describe_output)
+        selection = BinSelection(bins, max_categories, events)
+        super().__init__(objective=objective, describe_output=describe_output, selection=selection)
         self.bins = bins
         self.bound = bound
         self.max_categories = max_categories
@@ -143,32 +221,15 @@ class HistogramTester(HockeyStickTester):
                 f"histogram with bound='uniform' refutes PureDP and ApproxDP, got {claim!r}."
             )
 
-    # -- binning ---------------------------------------------------------------------------
     def fit_binning(self, train0: np.ndarray, train1: np.ndarray) -> Binning:
         """Bins from training samples, scored by their log-likelihood ratio log(p̂_b / q̂_b)."""
-        x0, x1 = _values(train0, "samples0"), _values(train1, "samples1")
-        pooled = np.concatenate([x0, x1])
-        distinct = np.unique(pooled)
-        values = None
-        if np.all(pooled == np.round(pooled)) and len(distinct) <= self.max_categories:
-            edges, values = distinct[:-1] / 2 + distinct[1:] / 2, distinct
-        else:
-            low, high = np.quantile(pooled, [0.001, 0.999])
-            if self.bins == "scott":
-                width = 3.49 * pooled.std() * len(pooled) ** (-1 / 3)
-                count = int(np.clip(np.ceil((high - low) / width), 1, MAX_BINS)) if width > 0 else 1
-            else:
-                count = int(self.bins)
-            edges = np.linspace(low, high, count + 1)
-        binning = Binning(edges, np.zeros(len(edges) + 1), values, self.describe_output)
-        p, q = binning.counts(x0) + 0.5, binning.counts(x1) + 0.5
-        return replace(binning, scores=np.log(p / p.sum()) - np.log(q / q.sum()))
+        return cast(BinSelection, self.selection).fit_binning(train0, train1)
 
     def counts(self, event: Any) -> bool:
         """The uniform bound's `Binning` is certified by `evaluate` on kept outputs, not counted."""
         return isinstance(event, ScoreEvent)
 
-    def fit(  # type: ignore[override]  # the uniform bound returns a Binning, not an event
+    def fit(
         self,
         train0: np.ndarray,
         train1: np.ndarray,
@@ -178,33 +239,11 @@ class HistogramTester(HockeyStickTester):
         eval_size: int | None = None,
     ) -> ScoreEvent | Binning:
         """The bins; with ``bound="event"`` also the best run of bins as one event."""
-        self.check_claim(claim)
-        beta = check_beta(beta)
-        binning = self.fit_binning(train0, train1)
         if self.bound == "uniform":
-            return binning
-        objective = self._selection_objective(claim, beta, eval_size)
-        features0, features1 = (
-            as_feature_matrix(train0, "samples0"),
-            as_feature_matrix(train1, "samples1"),
-        )
-        interval, _ = best_interval(
-            binning(features0), binning(features1), objective, self.gammas(claim)
-        )
-        return self.choose_epsilon(
-            ScoreEvent(binning, interval), features0, features1, claim, beta, eval_size
-        )
-
-    def gammas(self, claim: Claim) -> list[float]:
-        """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their
-        grid."""
-        return (
-            super().gammas(claim)
-            if isinstance(claim, ProfileClaim)
-            else [
-                math.exp(claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon)
-            ]
-        )
+            self.check_claim(claim)
+            check_beta(beta)
+            return self.fit_binning(train0, train1)
+        return super().fit(train0, train1, claim, beta, rng, eval_size)
 
     def evaluate(
         self,

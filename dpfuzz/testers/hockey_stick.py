@@ -9,11 +9,10 @@ Clopper–Pearson bounds p_lo, q_hi at β/2 each on held-out samples (docs/expla
 * R_α(P ‖ Q) ≥ R_α(Bern(p_lo) ‖ Bern(q_hi)) by data processing, which refutes (α, ε)-RDP
   when it exceeds ε (see `bounds.binary_renyi`).
 
-Both bounds hold together with probability ≥ 1 − β. The event is chosen on the training half:
-for 1-D outputs, exactly over all thresholds, intervals and interval complements
-(`events.best_interval`); for vector outputs, as an interval of a fitted score
-(`models.candidate_models`), the model and interval chosen on a split of the training half.
-No probability floor: rare events are certified whenever the held-out counts support them.
+Both bounds hold together with probability ≥ 1 − β. The event is chosen on the training half by
+the tester's `Selection` (`dpfuzz.testers.selection`; by default `EventSelection`: exact
+intervals of 1-D outputs, an interval of a fitted score for vector outputs). No probability
+floor: rare events are certified whenever the held-out counts support them.
 """
 
 from __future__ import annotations
@@ -22,8 +21,8 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Literal, TypeGuard, cast
+from dataclasses import replace
+from typing import Any, Literal, TypeGuard
 
 import numpy as np
 
@@ -35,7 +34,6 @@ from dpfuzz.testers.base import (
     as_feature_matrix,
     check_beta,
     paired_matrices,
-    split_halves,
 )
 from dpfuzz.testers.bounds import (
     binary_renyi,
@@ -44,32 +42,12 @@ from dpfuzz.testers.bounds import (
     clopper_pearson_upper,
     pure_dp_epsilon_lower,
 )
-from dpfuzz.testers.events import (
-    Coordinate,
-    OutputValue,
-    ScoreEvent,
-    best_interval,
-    best_intervals_both,
-)
-from dpfuzz.testers.objectives import DivergenceObjective, EpsilonObjective, Objective
+from dpfuzz.testers.events import ScoreEvent
+from dpfuzz.testers.selection import EventSelection, Selection
 from dpfuzz.validation import check_choice
 
-# Extra orders tried for intervals, as multiples of the claim's e^ε: events with larger
-# likelihood ratios than the claim's boundary can be easier to certify.
-_GAMMA_LADDER = (1.0, math.exp(0.5), math.e, math.exp(2.0))
-
-
-@dataclass(frozen=True)
-class _Training:
-    """What vector outputs' candidate models are fitted and scored on (`_training`)."""
-
-    specs: list
-    features: np.ndarray | None  # the fitting halves' rows, P's first (None: `distinct` only)
-    labels: np.ndarray | None  # 1 for P's rows, 0 for Q's
-    distinct: tuple | None  # the distinct fitting rows, their labels and counts
-    scores: Callable  # model -> (scores of P's selection outputs, of Q's, their weights)
-    first_side: int  # rows of P's fitting half
-    discrete: bool
+# Public methods that moved to the tester's selection, kept as deprecated aliases.
+_MOVED_TO_SELECTION = ("choose_epsilon", "column_name", "describe_row", "gammas")
 
 
 class HockeyStickTester(Tester):
@@ -106,6 +84,8 @@ class HockeyStickTester(Tester):
     model_fit_samples : outputs per side a classifier is fitted on, and a coordinate's events
         searched on, at most (pattern and step counts use all): fewer fit worse events, more
         fit no better and slower (docs/decisions/0013-event-selection.md).
+    selection : how the event is chosen (a `dpfuzz.testers.selection.Selection`), in place of
+        the `EventSelection` the options above describe; the certificate is this tester's.
     """
 
     name = "hockey_stick"
@@ -122,16 +102,33 @@ class HockeyStickTester(Tester):
         rare_share: float = 0.01,
         exact_points: int = 16,
         model_fit_samples: int = 500_000,
+        *,
+        selection: Selection | None = None,
     ):
         self.classifier = classifier
         self.objective = objective
         self.certificate = certificate
         self.describe_output = describe_output
-        self.rare_share, self.exact_points, self.model_fit_samples = (
-            rare_share,
-            exact_points,
-            model_fit_samples,
+        self.rare_share, self.exact_points = rare_share, exact_points
+        self.model_fit_samples = model_fit_samples
+        self._selection = selection or EventSelection(
+            classifier, objective, describe_output, rare_share, exact_points, model_fit_samples
         )
+
+    @property
+    def selection(self) -> Selection:
+        """How this tester chooses its event on training outputs."""
+        return self._selection
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _MOVED_TO_SELECTION:
+            warnings.warn(
+                f"HockeyStickTester.{name} is deprecated; use tester.selection.{name}.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(self.selection, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- contract ------------------------------------------------------------------------
     def check_claim(self, claim: Claim) -> None:
@@ -147,12 +144,10 @@ class HockeyStickTester(Tester):
         beta: float,
         rng: np.random.Generator,
         eval_size: int | None = None,
-    ) -> ScoreEvent:
-        """Choose the event S (where P is large relative to Q) on training samples.
-
-        Candidates are ranked by the bound they would certify on `eval_size` held-out samples
-        per side (default: as many as the training samples), predicted with Wilson bounds.
-        """
+    ) -> Any:
+        """Choose the event S (where P is large relative to Q) on training samples: the
+        selection's candidates ranked by the bound they would certify on `eval_size` held-out
+        samples per side (default: as many as the training samples)."""
         return self._fit_events(train0, train1, claim, beta, rng, eval_size, both=False)[0][0]
 
     def fit_both(
@@ -164,10 +159,10 @@ class HockeyStickTester(Tester):
         rng: np.random.Generator,
         eval_size: int | None = None,
     ) -> tuple:
-        """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0), with
-        one fit of each scoring model: a model fitted with the labels swapped scores minus what
-        it scored (`models.negated`), so only models without that symmetry are fitted twice. A
-        subclass that overrides `fit` (e.g. `HistogramTester`) gets its `fit` once per direction."""
+        """The events `fit` chooses for (P, Q) = (train0, train1) and for (train1, train0). A
+        selection that `shares_fits` fits each scoring model once: a model fitted with the labels
+        swapped scores minus what it scored (`models.negated`), so only models without that
+        symmetry are fitted twice; any other gets `fit` once per direction."""
         if not self.shares_fits:
             return super().fit_both(train0, train1, claim, beta, rng, eval_size=eval_size)
         return tuple(
@@ -177,10 +172,9 @@ class HockeyStickTester(Tester):
 
     @property
     def shares_fits(self) -> bool:
-        """Whether `fit` is this class's own, so that `fit_both` shares each model's fit between
-        the two directions and `fit_oriented` chooses what `fit` would (not in a subclass that
-        overrides `fit`, e.g. `HistogramTester`)."""
-        return type(self).fit is HockeyStickTester.fit
+        """Whether `fit_both` shares each model's fit between the two directions (the
+        selection's `shares_fits`)."""
+        return self.selection.shares_fits
 
     def fit_oriented(
         self,
@@ -191,7 +185,7 @@ class HockeyStickTester(Tester):
         rng: np.random.Generator,
         eval_size: int | None = None,
     ) -> tuple[ScoreEvent, bool]:
-        """Of the two events `fit_both` chooses, the one whose selection value (the bound its
+        """Of the two events the selection chooses, the one whose selection value (the bound its
         training counts predict on `eval_size` held-out outputs per side) is larger, and whether
         it is the event for (P, Q) = (train1, train0): one pair oriented and its event chosen in
         one fit on all the training samples (`engine.search`, a plan with ``orient_by_fit``)."""
@@ -199,6 +193,12 @@ class HockeyStickTester(Tester):
             train0, train1, claim, beta, rng, eval_size, both=True
         )
         return (backward, True) if backward_value > forward_value else (forward, False)
+
+    def _fit_events(
+        self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool
+    ) -> list[tuple[ScoreEvent, float]]:
+        self.check_claim(claim)
+        return self.selection.fit(train0, train1, claim, check_beta(beta), rng, eval_size, both)
 
     def fits_cheaply(self, outputs: np.ndarray) -> bool:
         """Outputs scored as one number each: their events are found by one sort
@@ -210,219 +210,9 @@ class HockeyStickTester(Tester):
         """The objective and the pure-DP certificate, shared with the float bit-pattern tester."""
         return {"objective": self.objective, "certificate": self.certificate}
 
-    def column_name(self, column: int) -> str | None:
-        """The output coordinate's name, where `describe_output` carries `columns` (a structured
-        output's, `dpfuzz.outputs.OutputWords`)."""
-        columns = getattr(self.describe_output, "columns", None)
-        return columns[column] if columns is not None and column < len(columns) else None
-
     def features(self, samples: np.ndarray) -> np.ndarray:
-        """The outputs as the tester scores them (here: as they are)."""
-        return samples
-
-    def _fit_events(
-        self, train0, train1, claim: Claim, beta: float, rng, eval_size, both: bool
-    ) -> list[tuple[ScoreEvent, float]]:
-        """The fitted event for (train0, train1), and with `both` for (train1, train0) after it,
-        each with its selection value."""
-        self.check_claim(claim)
-        beta = check_beta(beta)
-        x0, x1 = paired_matrices(self.features(train0), self.features(train1), keep_integers=True)
-        if x0.shape[1] == 1:
-            x0, x1 = x0.astype(float, copy=False), x1.astype(float, copy=False)
-        gammas = self.gammas(claim)
-        directions = [(x0, x1), (x1, x0)] if both else [(x0, x1)]
-        # the tails of 1-D outputs, and of each coordinate, scored as a peeled family
-        # (`EpsilonObjective`)
-        one_d = self._selection_objective(
-            claim, beta, eval_size, tail_scales=max(1, int(math.log2(len(x0) + len(x1))))
-        )
-        if x0.shape[1] == 1:
-            objective = one_d
-            fitted = _value_intervals(x0[:, 0], x1[:, 0], objective, gammas, both, self.rare_share)
-            events = [(ScoreEvent(OutputValue(), interval), value) for interval, value in fitted]
-        else:
-            objective = self._selection_objective(claim, beta, eval_size)
-            events = self._fit_scored_events(x0, x1, objective, one_d, gammas, rng, both)
-        return [
-            (self.choose_epsilon(event, p, q, claim, beta, eval_size), value)
-            for (event, value), (p, q) in zip(events, directions)
-        ]
-
-    def gammas(self, claim: Claim) -> list[float]:
-        """The likelihood-ratio levels at which intervals are searched: around e^ε of the claim, or
-        across a privacy-profile claim's ε grid."""
-        if isinstance(claim, ProfileClaim):
-            return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
-        epsilon = claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon
-        return [math.exp(epsilon) * factor for factor in _GAMMA_LADDER]
-
-    def choose_epsilon(
-        self,
-        event: ScoreEvent,
-        x0: np.ndarray,
-        x1: np.ndarray,
-        claim: Claim,
-        beta: float,
-        eval_size: int | None,
-    ) -> ScoreEvent:
-        """For a privacy-profile claim (μ-GDP, ρ-zCDP): the ε on the claim's grid at which the
-        fitted event's training counts predict the largest H_{e^ε} − δ(ε), fixed with the event
-        before any held-out sample is seen. Other claims: the event unchanged."""
-        if not isinstance(claim, ProfileClaim):
-            return event
-        objective = self._selection_objective(claim, beta, eval_size, per_epsilon=True)
-        values = objective(
-            np.array([event.count(x0)]), np.array([event.count(x1)]), len(x0), len(x1)
-        )
-        return replace(event, epsilon=claim.epsilon_grid()[int(np.argmax(values[0]))])
-
-    def describe_row(self, row: np.ndarray) -> str | None:
-        """How an output pattern is shown in event descriptions: `describe_output`'s words for it
-        (the mechanism's, `dpfuzz.mechanism.output_words`), else None: the row itself."""
-        return None if self.describe_output is None else self.describe_output(row)
-
-    def _fit_scored_events(
-        self, x0, x1, objective, one_d, gammas, rng: np.random.Generator, both: bool
-    ) -> list[tuple[ScoreEvent, float]]:
-        """Vector outputs: each candidate model is fitted on half of the training samples; the
-        model and its score interval are chosen on the other half, by the same objective. With
-        `both`, also the event for (x1, x0), from the same fits where a model allows it
-        (the split and the variants tried: docs/decisions/0013-event-selection.md). Continuous
-        outputs' coordinates are candidates too, each searched as a 1-D output is, by the 1-D
-        objective `one_d` on the training samples (at most `model_fit_samples` per side, which
-        bounds the sorts; docs/decisions/0018-coordinate-events.md).
-        Scikit-learn is imported here, by the first vector output."""
-        from dpfuzz.testers.models import ModelScore, score_variants
-
-        training = self._training(x0, x1, int(rng.integers(2**31 - 1)))
-        best: list[tuple[float, ScoreEvent | None]] = [(-np.inf, None)] * (2 if both else 1)
-        for spec in training.specs:
-            # a model, or for monotone steps the fitted steps and their smoothed copy
-            for model in score_variants(self._fitted(spec, training)):
-                for index, (fitted, scores_p, scores_q, weights) in enumerate(
-                    self._scored(spec, model, training, both)
-                ):
-                    interval, value = best_interval(scores_p, scores_q, objective, gammas, weights)
-                    if best[index][1] is None or value > best[index][0]:
-                        best[index] = (
-                            value,
-                            ScoreEvent(ModelScore(fitted, self.describe_row), interval),
-                        )
-        if not training.discrete:  # a coordinate's tails and values, which a score can blur
-            self._coordinate_events(x0, x1, one_d, gammas, both, best)
-        # every direction has an event: there is always a candidate model
-        return [(cast(ScoreEvent, event), value) for value, event in best]
-
-    def _training(self, x0: np.ndarray, x1: np.ndarray, seed: int) -> _Training:
-        """The candidate models and the rows they are fitted on, from the first half of each
-        sample, and how a model scores the second halves. Discrete outputs: every model that
-        takes sample weights is fitted on the distinct rows weighted by their counts, the same
-        fit as on all rows, in milliseconds, and the distinct rows are scored once, each standing
-        for its count of selection outputs. Integer outputs arrive as integers
-        (`paired_matrices`), so the rows are counted without a float copy of the samples."""
-        from dpfuzz.testers.models import (
-            DiscreteHalves,
-            candidate_models,
-            classifier_score,
-            is_discrete,
-            takes_weights,
-        )
-
-        (fit0, select0), (fit1, select1) = split_halves(x0), split_halves(x1)
-        step = max(1, (len(fit0) + len(fit1)) // 200_000)  # the rows `is_discrete` would inspect
-        table = (
-            DiscreteHalves.split(x0, x1)
-            if is_discrete(np.concatenate([fit0[::step], fit1[::step]]))
-            else None
-        )
-        specs = [] if table is None else candidate_models(self.classifier, table.rows, seed)
-        if table is not None and all(takes_weights(spec) for spec in specs):
-
-            def on_rows(model):  # (scores of P's and Q's selection outputs, their weights)
-                scored = classifier_score(model, table.rows)
-                return scored, scored, table.selection
-
-            # never fitted on all rows
-            return _Training(specs, None, None, table.fitting, on_rows, len(fit0), True)
-        fit0, select0, fit1, select1 = (
-            half.astype(float, copy=False) for half in (fit0, select0, fit1, select1)
-        )
-        features = np.concatenate([fit0, fit1])
-        labels = np.concatenate([np.ones(len(fit0), dtype=int), np.zeros(len(fit1), dtype=int)])
-        if table is None:
-            specs = candidate_models(self.classifier, features, seed)
-
-        def on_halves(model):
-            return classifier_score(model, select0), classifier_score(model, select1), None
-
-        distinct = None if table is None else table.fitting
-        return _Training(specs, features, labels, distinct, on_halves, len(fit0), table is not None)
-
-    def _scored(self, spec, model, training: _Training, both: bool) -> list[tuple]:
-        """(model, scores of P's selection outputs, of Q's, their weights) for `model`, and with
-        `both` the same for (Q, P): `model` negated where it can be, else a copy of `spec`
-        fitted with the labels flipped."""
-        from sklearn.base import clone
-
-        from dpfuzz.testers.models import negated
-
-        scores0, scores1, weights = training.scores(model)
-        scored = [(model, scores0, scores1, weights)]
-        if not both:
-            return scored
-        swapped = None if weights is None else weights[::-1]
-        reverse = negated(model)
-        if reverse is not None:
-            return [*scored, (reverse, -scores1, -scores0, swapped)]
-        distinct, labels = training.distinct, training.labels
-        flipped = replace(
-            training,
-            labels=None if labels is None else 1 - labels,
-            distinct=None if distinct is None else (distinct[0], 1 - distinct[1], distinct[2]),
-        )
-        reverse = self._fitted(clone(spec), flipped)
-        on0, on1, _ = training.scores(reverse)
-        return [*scored, (reverse, on1, on0, swapped)]
-
-    def _coordinate_events(self, x0, x1, one_d, gammas, both: bool, best: list) -> None:
-        """Raise `best` (a (value, event) per direction) to any coordinate's tail, interval or
-        exact value that scores higher, searched as a 1-D output is."""
-        for column in range(x0.shape[1]):
-            p, q = (x[: self.model_fit_samples, column].astype(float, copy=False) for x in (x0, x1))
-            for index, (interval, value) in enumerate(
-                _value_intervals(p, q, one_d, gammas, both, self.rare_share)
-            ):
-                if value > best[index][0]:
-                    best[index] = (
-                        value,
-                        ScoreEvent(Coordinate(column, self.column_name(column)), interval),
-                    )
-
-    def _fitted(self, model, training: _Training):
-        """`model` fitted on the training rows (on the distinct rows, weighted, when the
-        training has them and the model takes weights)."""
-        from sklearn.exceptions import ConvergenceWarning
-
-        from dpfuzz.testers.models import MonotonePatternScore, PatternScore, fit_weighted
-
-        features, labels, first_side = training.features, training.labels, training.first_side
-        with warnings.catch_warnings():  # a score needs no converged optimiser, only a good one
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            if training.distinct is None or not fit_weighted(model, *training.distinct):
-                assert features is not None and labels is not None  # given without `distinct`
-                # Pattern and step counts use the whole fitting half, a classifier at most
-                # `model_fit_samples` per side: its fit time grows with n, its score stops
-                # improving much sooner.
-                rows = slice(None)
-                if not isinstance(model, (PatternScore, MonotonePatternScore)):
-                    capped = (
-                        min(first_side, self.model_fit_samples),
-                        min(len(features) - first_side, self.model_fit_samples),
-                    )
-                    rows = np.r_[: capped[0], first_side : first_side + capped[1]]
-                model.fit(features[rows], labels[rows])
-        return model
+        """The outputs as the tester's events read them (the selection's features)."""
+        return self.selection.features(samples)
 
     def evaluate(
         self, event: ScoreEvent, test0: np.ndarray, test1: np.ndarray, claim: Claim, beta: float
@@ -463,34 +253,12 @@ class HockeyStickTester(Tester):
         beta = check_beta(beta)
         (k_p, n_p), (k_q, n_q) = counts_p, counts_q
         if self._privacy_loss(claim):
-            return self._certify_privacy_loss(event, counts_p, counts_q, claim, beta)
+            return _privacy_loss_result(self.name, event, counts_p, counts_q, claim, beta)
         p_lo = float(clopper_pearson_lower(k_p, n_p, beta / 2))
         q_hi = float(clopper_pearson_upper(k_q, n_q, beta / 2))
-        p_hat, q_hat = k_p / n_p, k_q / n_q
-        if isinstance(claim, RenyiDP):
-            divergence = f"renyi(alpha={claim.alpha:g})"
-            bound = float(binary_renyi(p_lo, q_hi, claim.alpha))
-            estimate = float(binary_renyi(p_hat, q_hat, claim.alpha))
-            epsilon_lower_bound = bound if bound > 0 else None
-        elif isinstance(claim, ProfileClaim):  # H_{e^ε} − δ(ε) at the event's ε; the claim allows 0
-            epsilon = event.epsilon
-            if epsilon is None:
-                raise InvalidArgument(
-                    "a privacy-profile claim certifies an event fitted for it, at its ε; this"
-                    " event has none: fit it with this tester and claim."
-                )
-            gamma, allowed = math.exp(epsilon), claim.delta_at(epsilon)
-            divergence = f"hockey_stick(gamma={gamma:.6g}) - delta({epsilon:.4g})"
-            bound = p_lo - gamma * q_hi - allowed
-            estimate = p_hat - gamma * q_hat - allowed
-            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, allowed)
-        else:
-            approx = approx_dp(claim)
-            gamma = math.exp(approx.epsilon)
-            divergence = f"hockey_stick(gamma={gamma:.6g})"
-            bound = p_lo - gamma * q_hi
-            estimate = p_hat - gamma * q_hat
-            epsilon_lower_bound = certified_epsilon(p_lo, q_hi, approx.delta)
+        divergence, bound, estimate, epsilon_lower_bound = _on_event(
+            event, (p_lo, q_hi), (k_p / n_p, k_q / n_q), claim
+        )
         return TestResult(
             tester=self.name,
             claim=claim,
@@ -510,30 +278,6 @@ class HockeyStickTester(Tester):
         ``certificate="privacy_loss"``."""
         return (
             self.certificate == "privacy_loss" and isinstance(claim, ApproxDP) and claim.delta == 0
-        )
-
-    def _certify_privacy_loss(
-        self, event, counts_p, counts_q, claim: ApproxDP, beta: float
-    ) -> TestResult:
-        """Pure DP, ``certificate="privacy_loss"``: the event's privacy loss over both orders of the
-        pair, bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on
-        the event and ln((1 − q̂)/(1 − p̂)) on its complement."""
-        (k_p, n_p), (k_q, n_q) = counts_p, counts_q
-        bound = pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, beta)
-        p_hat, q_hat = k_p / n_p, k_q / n_q
-        estimate = max(_log_ratio(p_hat, q_hat), _log_ratio(1 - q_hat, 1 - p_hat))
-        return TestResult(
-            tester=self.name,
-            claim=claim,
-            divergence="privacy_loss",
-            bound=bound,
-            threshold=claim.epsilon,
-            epsilon_lower_bound=bound if bound > 0 else None,
-            estimate=estimate,
-            beta=beta,
-            event=event.describe(),
-            num_samples=(n_p, n_q),
-            details={"count_p": k_p, "count_q": k_q},
         )
 
     def threshold(self, claim: Claim) -> float:
@@ -581,65 +325,98 @@ class HockeyStickTester(Tester):
         return p_lo - math.exp(approx_dp(claim).epsilon) * q_hi
 
     def detectable(self, result: TestResult) -> dict:
-        """For (ε, δ) claims: the smallest P(S) the same counts under Q would have needed,
-        p* with CP_lower(p*·n, n) = δ + e^ε·q_hi, stated as the hockey-stick divergence p* − e^ε q̂
-        on the event and as the privacy loss ln((p* − δ)/q̂) on it. A privacy-loss result (pure DP,
-        ``certificate="privacy_loss"``): the smallest plug-in loss on the event whose count under P
-        the joint bound would have certified above the claim, the count under Q held.
-        """
+        """What the same held-out counts under Q would have needed under P to refute the claim:
+        `_detectable_divergence` for (ε, δ) claims, `_detectable_loss` for a privacy-loss result."""
         if result.divergence == "privacy_loss":
             return _detectable_loss(result)
         if not isinstance(result.claim, ApproxDP) or "q_upper" not in result.details:
             return super().detectable(result)
-        claim, (n_p, n_q) = result.claim, result.num_samples
-        gamma, alpha = math.exp(claim.epsilon), result.beta / 2
-        q_hat, q_hi = result.details["count_q"] / n_q, result.details["q_upper"]
-        needed = claim.delta + gamma * q_hi
-        power = {
-            "divergence": result.divergence,
-            "claim_allows": claim.delta,
-            "samples": int(min(n_p, n_q)),
-            "epsilon": None,
+        return _detectable_divergence(result, result.claim)
+
+
+def _on_event(
+    event: ScoreEvent, bounds: tuple[float, float], plug_in: tuple[float, float], claim: Claim
+) -> tuple[str, float, float, float | None]:
+    """(divergence, its certified bound, its plug-in estimate, the certified ε) of `claim`'s
+    divergence on one event, from the bounds (p_lo, q_hi) and the plug-in (p̂, q̂)."""
+    (p_lo, q_hi), (p_hat, q_hat) = bounds, plug_in
+    if isinstance(claim, RenyiDP):
+        divergence = f"renyi(alpha={claim.alpha:g})"
+        bound = float(binary_renyi(p_lo, q_hi, claim.alpha))
+        estimate = float(binary_renyi(p_hat, q_hat, claim.alpha))
+        epsilon_lower_bound = bound if bound > 0 else None
+    elif isinstance(claim, ProfileClaim):  # H_{e^ε} − δ(ε) at the event's ε; the claim allows 0
+        epsilon = event.epsilon
+        if epsilon is None:
+            raise InvalidArgument(
+                "a privacy-profile claim certifies an event fitted for it, at its ε; this"
+                " event has none: fit it with this tester and claim."
+            )
+        gamma, allowed = math.exp(epsilon), claim.delta_at(epsilon)
+        divergence = f"hockey_stick(gamma={gamma:.6g}) - delta({epsilon:.4g})"
+        bound = p_lo - gamma * q_hi - allowed
+        estimate = p_hat - gamma * q_hat - allowed
+        epsilon_lower_bound = certified_epsilon(p_lo, q_hi, allowed)
+    else:
+        approx = approx_dp(claim)
+        gamma = math.exp(approx.epsilon)
+        divergence = f"hockey_stick(gamma={gamma:.6g})"
+        bound = p_lo - gamma * q_hi
+        estimate = p_hat - gamma * q_hat
+        epsilon_lower_bound = certified_epsilon(p_lo, q_hi, approx.delta)
+    return divergence, bound, estimate, epsilon_lower_bound
+
+
+def _privacy_loss_result(
+    tester: str, event: ScoreEvent, counts_p, counts_q, claim: ApproxDP, beta: float
+) -> TestResult:
+    """Pure DP, ``certificate="privacy_loss"``: the event's privacy loss over both orders of the
+    pair, bounded jointly (`pure_dp_epsilon_lower`); its plug-in is the larger of ln(p̂/q̂) on
+    the event and ln((1 − q̂)/(1 − p̂)) on its complement."""
+    (k_p, n_p), (k_q, n_q) = counts_p, counts_q
+    bound = pure_dp_epsilon_lower(k_p, n_p, k_q, n_q, beta)
+    p_hat, q_hat = k_p / n_p, k_q / n_q
+    estimate = max(_log_ratio(p_hat, q_hat), _log_ratio(1 - q_hat, 1 - p_hat))
+    return TestResult(
+        tester=tester,
+        claim=claim,
+        divergence="privacy_loss",
+        bound=bound,
+        threshold=claim.epsilon,
+        epsilon_lower_bound=bound if bound > 0 else None,
+        estimate=estimate,
+        beta=beta,
+        event=event.describe(),
+        num_samples=(n_p, n_q),
+        details={"count_p": k_p, "count_q": k_q},
+    )
+
+
+def _detectable_divergence(result: TestResult, claim: ApproxDP) -> dict:
+    """`HockeyStickTester.detectable` for an (ε, δ) result: p* with CP_lower(p*·n, n) =
+    δ + e^ε·q_hi, as the divergence p* − e^ε q̂ and the loss ln((p* − δ)/q̂) on the event."""
+    n_p, n_q = result.num_samples
+    gamma, alpha = math.exp(claim.epsilon), result.beta / 2
+    q_hat, q_hi = result.details["count_q"] / n_q, result.details["q_upper"]
+    needed = claim.delta + gamma * q_hi
+    power = {
+        "divergence": result.divergence,
+        "claim_allows": claim.delta,
+        "samples": int(min(n_p, n_q)),
+        "epsilon": None,
+    }
+    if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
+        # whether more outputs could have refuted on this event: δ + e^ε q̂ < 1
+        return {
+            **power,
+            "value": math.inf,
+            "more_outputs_help": claim.delta + gamma * q_hat < 1,
         }
-        if float(clopper_pearson_lower(n_p, n_p, alpha)) <= needed:
-            # whether more outputs could have refuted on this event: δ + e^ε q̂ < 1
-            return {
-                **power,
-                "value": math.inf,
-                "more_outputs_help": claim.delta + gamma * q_hat < 1,
-            }
-        p_star = bracketed_root(
-            lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0
-        )
-        epsilon = math.log((p_star - claim.delta) / q_hat) if q_hat > 0 else None
-        return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
-
-    # -- internals -------------------------------------------------------------------------
-    def _selection_objective(
-        self,
-        claim: Claim,
-        beta: float,
-        eval_size: int | None,
-        per_epsilon: bool = False,
-        tail_scales: int = 1,
-    ) -> Objective:
-        """Training score of each candidate event (`dpfuzz.testers.objectives`): with
-        ``objective="epsilon"`` and an (ε, δ) claim, the held-out ε bound it predicts; else the
-        bound on the claim's divergence it would certify. `per_epsilon`, `tail_scales`: see
-        there."""
-        if self.objective == "epsilon" and isinstance(claim, ApproxDP):
-            return EpsilonObjective(claim, beta, eval_size, tail_scales, self.exact_points)
-        return DivergenceObjective(claim, beta, eval_size, per_epsilon)
-
-
-def _value_intervals(
-    x_p: np.ndarray, x_q: np.ndarray, objective, gammas, both: bool, rare_share: float
-) -> list:
-    """The best interval (or exact value) of 1-D values for (x_p, x_q), and with `both` for
-    (x_q, x_p) after it, each with its objective value."""
-    if both:
-        return best_intervals_both(x_p, x_q, objective, gammas, rare_share=rare_share)
-    return [best_interval(x_p, x_q, objective, gammas, rare_share=rare_share)]
+    p_star = bracketed_root(
+        lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0
+    )
+    epsilon = math.log((p_star - claim.delta) / q_hat) if q_hat > 0 else None
+    return {**power, "value": p_star - gamma * q_hat, "epsilon": epsilon}
 
 
 def _detectable_loss(result: TestResult) -> dict:

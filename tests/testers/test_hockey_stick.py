@@ -198,7 +198,7 @@ def test_far_tails_of_1d_outputs_do_not_win_on_training_luck():
         PureDP(0.0),
         stats.laplace(1.0, 10.0),
     )
-    uncorrected = tester._selection_objective(claim, BETA, 1_000_000)
+    uncorrected = tester.selection.objective_for(claim, BETA, 1_000_000)
 
     def far(interval):
         inside = shifted.cdf(interval.high) - shifted.cdf(interval.low)
@@ -209,7 +209,7 @@ def test_far_tails_of_1d_outputs_do_not_win_on_training_luck():
         rng = np.random.default_rng(seed)
         p, q = rng.laplace(1.0, 10.0, 10_000), rng.laplace(0.0, 10.0, 10_000)
         peeled_far += far(tester.fit(p, q, claim, BETA, rng, eval_size=1_000_000).interval)
-        uncorrected_far += far(best_interval(p, q, uncorrected, tester.gammas(claim))[0])
+        uncorrected_far += far(best_interval(p, q, uncorrected, tester.selection.gammas(claim))[0])
     assert peeled_far == 0 and uncorrected_far >= 1
 
 

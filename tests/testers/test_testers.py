@@ -279,6 +279,8 @@ def test_interval_testers_search_a_renyi_claim_at_its_epsilon():
     claim = RenyiDP(alpha=2.0, epsilon=0.1)
     p, q = rng.integers(0, 3, 4_000), rng.integers(0, 3, 4_000)
     for tester in (HistogramTester(), make_tester("hockey_stick", claim)):
-        assert any(gamma == pytest.approx(math.exp(0.1)) for gamma in tester.gammas(claim))
+        assert any(
+            gamma == pytest.approx(math.exp(0.1)) for gamma in tester.selection.gammas(claim)
+        )
         result = tester.test(p, q + (rng.random(4_000) < 0.3), claim, 0.05, rng)
         assert result.claim == claim and result.divergence.startswith("renyi")
