@@ -7,7 +7,8 @@ import math
 from dataclasses import dataclass
 
 from dpfuzz.datasets import DatasetPair
-from dpfuzz.report import AuditReport, html_page
+from dpfuzz.report import AuditReport
+from dpfuzz.report_html import html_page
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ FLOORS = {
         "engine.verdict",
         "trials",
     ],
-    3: ["report", "estimate_report"],
+    3: ["report", "report_text", "report_html", "estimate_report"],
     4: ["engine"],
     5: ["auditing", "estimation", "reporting", "one_run", "assertions"],
     6: [
