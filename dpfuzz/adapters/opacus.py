@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -95,6 +96,44 @@ def opacus_dpsgd(
     import torch
 
     check_choice("release", release, ("parameters", "gradients"))
+    _check_records(domain, to_batch, sample_rate)
+    relation = domain.relation.name
+    claim, how = claim_under(
+        opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta),
+        "add_remove",
+        relation,
+    )
+    run = _Training(
+        initial=copy.deepcopy(model),
+        noise_multiplier=(
+            noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
+        ),
+        max_grad_norm=max_grad_norm,
+        expected_batch=float(
+            batch_size if batch_size is not None else domain.max_size * sample_rate
+        ),
+        learning_rate=learning_rate,
+        loss=loss if loss is not None else torch.nn.BCEWithLogitsLoss(),
+        to_batch=to_batch,
+        steps=steps,
+        sample_rate=sample_rate,
+        release=release,
+        noiseless_last_step=noiseless_last_step,
+    )
+    fast = steps == 1 and sample_rate == 1.0
+    mechanism = per_call(run.train, batch=run.one_step_batch if fast else None)
+    mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {run.noise_multiplier:g})"
+    stated = (
+        f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps}"
+        " step(s)"
+    )
+    if run.noise_multiplier != noise_multiplier:
+        stated += f"; the optimizer adds σ = {run.noise_multiplier:g}: a misuse to test"
+    return LibraryTarget(mechanism, claim, domain, f"one example added or removed; {how}; {stated}")
+
+
+def _check_records(domain: Domain, to_batch: Callable, sample_rate: float) -> None:
+    """Opacus' privacy unit is one example: add/remove or substitute records the batch can take."""
     relation = domain.relation.name
     if relation not in ("add_remove", "substitute"):
         raise InvalidArgument(
@@ -108,58 +147,79 @@ def opacus_dpsgd(
         )
     if not 0.0 < sample_rate <= 1.0:
         raise InvalidArgument(f"sample_rate must be in (0, 1], got {sample_rate!r}.")
-    claim, how = claim_under(
-        opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta),
-        "add_remove",
-        relation,
-    )
-    used_noise = (
-        noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
-    )
-    expected_batch = float(batch_size if batch_size is not None else domain.max_size * sample_rate)
-    loss = loss if loss is not None else torch.nn.BCEWithLogitsLoss()
-    initial = copy.deepcopy(model)
 
-    def train(dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+
+@dataclass(frozen=True)
+class _Training:
+    """One DP-SGD run from the model's fixed initial parameters, as `opacus_dpsgd` releases it."""
+
+    initial: Any
+    noise_multiplier: float  # the noise the optimizer adds
+    max_grad_norm: float
+    expected_batch: float
+    learning_rate: float
+    loss: Any
+    to_batch: Callable[[np.ndarray], tuple[Any, Any]]
+    steps: int
+    sample_rate: float
+    release: str
+    noiseless_last_step: bool
+
+    def train(self, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One training run: `steps` steps, Poisson-sampled through `rng` below sample rate 1."""
+        import torch
+
         optimizer, module = _private(
-            initial,
-            used_noise,
-            max_grad_norm,
-            expected_batch,
-            learning_rate,
+            self.initial,
+            self.noise_multiplier,
+            self.max_grad_norm,
+            self.expected_batch,
+            self.learning_rate,
             torch.Generator().manual_seed(int(rng.integers(2**62))),
         )
-        inputs, targets = to_batch(dataset)
+        inputs, targets = self.to_batch(dataset)
         released = []
-        for step in range(steps):
-            if noiseless_last_step and step == steps - 1:
+        for step in range(self.steps):
+            if self.noiseless_last_step and step == self.steps - 1:
                 optimizer.noise_multiplier = 0.0
             chosen = (
-                torch.as_tensor(rng.random(len(inputs)) < sample_rate)
-                if sample_rate < 1.0
+                torch.as_tensor(rng.random(len(inputs)) < self.sample_rate)
+                if self.sample_rate < 1.0
                 else slice(None)
             )
             optimizer.zero_grad()
-            _backward(module, loss, inputs[chosen], targets[chosen])
+            _backward(module, self.loss, inputs[chosen], targets[chosen])
             optimizer.step()
             released.append(_flat([parameter.grad for parameter in module.parameters()]))
-        return (
-            np.concatenate(released) if release == "gradients" else _flat(list(module.parameters()))
-        )
+        if self.release == "gradients":
+            return np.concatenate(released)
+        return _flat(list(module.parameters()))
 
-    def one_step_batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    def one_step_batch(
+        self, dataset: np.ndarray, size: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        """`size` runs of one full-batch step at once: clipped and summed once, Opacus' own noise
+        drawn for the whole batch."""
+        import torch
         from opacus.optimizers.optimizer import _generate_noise
 
         optimizer, module = _private(
-            initial, used_noise, max_grad_norm, expected_batch, learning_rate, None
+            self.initial,
+            self.noise_multiplier,
+            self.max_grad_norm,
+            self.expected_batch,
+            self.learning_rate,
+            None,
         )
-        inputs, targets = to_batch(dataset)
+        inputs, targets = self.to_batch(dataset)
         optimizer.zero_grad()
-        _backward(module, loss, inputs, targets)
+        _backward(module, self.loss, inputs, targets)
         optimizer.clip_and_accumulate()  # Opacus' per-example clipping, summed into p.summed_grad
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
         noise_std = (
-            0.0 if noiseless_last_step else optimizer.noise_multiplier * optimizer.max_grad_norm
+            0.0
+            if self.noiseless_last_step
+            else optimizer.noise_multiplier * optimizer.max_grad_norm
         )
         columns = []
         with torch.no_grad():
@@ -169,26 +229,15 @@ def opacus_dpsgd(
                     reference=torch.empty((size, *parameter.shape)),
                     generator=generator,
                 )
-                gradient = (
-                    parameter.summed_grad + noise
-                ) / optimizer.expected_batch_size  # add_noise, scale_grad
-                columns.append(
-                    (
-                        gradient if release == "gradients" else parameter - learning_rate * gradient
-                    ).reshape(size, -1)
+                # add_noise, scale_grad
+                gradient = (parameter.summed_grad + noise) / optimizer.expected_batch_size
+                released = (
+                    gradient
+                    if self.release == "gradients"
+                    else parameter - self.learning_rate * gradient
                 )
+                columns.append(released.reshape(size, -1))
         return torch.cat(columns, dim=1).numpy().astype(float)
-
-    fast = steps == 1 and sample_rate == 1.0
-    mechanism = per_call(train, batch=one_step_batch if fast else None)
-    mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {used_noise:g})"
-    stated = (
-        f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps}"
-        " step(s)"
-    )
-    if used_noise != noise_multiplier:
-        stated += f"; the optimizer adds σ = {used_noise:g}: a misuse to test"
-    return LibraryTarget(mechanism, claim, domain, f"one example added or removed; {how}; {stated}")
 
 
 def opacus_one_run(
