@@ -23,6 +23,9 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -61,88 +64,29 @@ def tumult_query(
     check_int("rows", rows, minimum=1)
     check_int("copies", copies, minimum=1)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's workers import tmlt too
-    from tmlt.analytics import (
-        AddMaxRows,
-        AddOneRow,
-        AddRowsWithID,
-        ApproxDPBudget,
-        KeySet,
-        MaxRowsPerID,
-        PureDPBudget,
-        QueryBuilder,
-        RhoZCDPBudget,
-        Session,
-    )
+    from tmlt.analytics import AddMaxRows, AddOneRow, AddRowsWithID
 
-    spark = _spark()
-    low, high = float(bounds[0]), float(bounds[1])
-    claim: Claim
-    if rho is not None:
-        budget, claim = RhoZCDPBudget(rho), ZeroConcentratedDP(rho)
-        unlimited = RhoZCDPBudget(float("inf"))
-    elif delta > 0:
-        budget, claim, unlimited = (
-            ApproxDPBudget(epsilon, delta),
-            ApproxDP(epsilon, delta),
-            ApproxDPBudget(float("inf"), 1.0),
-        )
-    else:
-        budget, claim, unlimited = (
-            PureDPBudget(epsilon),
-            PureDP(epsilon),
-            PureDPBudget(float("inf")),
-        )
+    budget, claim, unlimited = _budget(epsilon, delta, rho)
     change = {
         "add_one_row": lambda: AddOneRow(),
         "add_max_rows": lambda: AddMaxRows(rows),
         "add_rows_with_id": lambda: AddRowsWithID("id"),
     }[protected_change]()
-    aggregate = {
-        "count": lambda g: g.count(name="out"),
-        "sum": lambda g: g.sum("value", low, high, name="out"),
-        "average": lambda g: g.average("value", low, high, name="out"),
-        "median": lambda g: g.median("value", low, high, name="out"),
-        "quantile": lambda g: g.quantile("value", 0.9, low, high, name="out"),
-        "variance": lambda g: g.variance("value", low, high, name="out"),
-    }[statistic]
-    by = {"copy": list(range(copies)), **({"key": list(range(keys))} if grouped else {})}
-
-    def query(records: list) -> np.ndarray:
-        """One Spark query: `copies` draws on the dataset whose rows are `records`."""
-        import pandas as pd
-
-        table = pd.DataFrame(
-            [(copy, unit, key, value) for copy in range(copies) for unit, key, value in records],
-            columns=["copy", "id", "key", "value"],
-        )
-        frame = spark.createDataFrame(table, schema="copy long, id long, key long, value double")
-        session = Session.from_dataframe(
-            privacy_budget=unlimited, source_id="data", dataframe=frame, protected_change=change
-        )
-        builder = (
-            QueryBuilder("data").enforce(MaxRowsPerID(1))
-            if protected_change == "add_rows_with_id"
-            else QueryBuilder("data")
-        )
-        result = session.evaluate(
-            aggregate(builder.groupby(KeySet.from_dict(by))), privacy_budget=budget
-        ).toPandas()
-        return result.sort_values(list(by))["out"].to_numpy(dtype=float).reshape(copies, -1)
-
-    unused: OrderedDict[bytes, np.ndarray] = OrderedDict()  # each dataset's draws not yet returned
-
-    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        name = np.asarray(dataset, dtype=float).tobytes()
-        draws = unused.pop(name, np.zeros((0, len(by.get("key", [0])))))
-        while len(draws) < size:
-            draws = np.concatenate([draws, query(privacy_id_rows(dataset, keys, rows))])
-        unused[name] = draws[size:]
-        while len(unused) > KEPT_DATASETS:
-            unused.popitem(last=False)
-        return draws[:size]
-
+    copied = _Copies(
+        spark=_spark(),
+        budget=budget,
+        unlimited=unlimited,
+        change=change,
+        aggregate=_aggregate(statistic, float(bounds[0]), float(bounds[1])),
+        truncate=protected_change == "add_rows_with_id",
+        by={"copy": list(range(copies)), **({"key": list(range(keys))} if grouped else {})},
+        keys=keys,
+        rows=rows,
+    )
     mechanism = per_call(
-        lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch, batch_size=copies
+        lambda dataset, rng: copied.batch(dataset, 1, rng)[0],
+        batch=copied.batch,
+        batch_size=copies,
     )
     mechanism.name = (
         f"Tumult Analytics {statistic}{' per key' if grouped else ''} ({protected_change})"
@@ -152,6 +96,90 @@ def tumult_query(
         f"{type(change).__name__}; claim = the query's budget {budget}"
     )
     return LibraryTarget(mechanism, claim, privacy_id_domain(keys, values, max_size), convention)
+
+
+def _budget(epsilon: float, delta: float, rho: float | None) -> tuple[Any, Claim, Any]:
+    """(the query's Tumult budget, the claim it states, the session's unlimited budget)."""
+    from tmlt.analytics import ApproxDPBudget, PureDPBudget, RhoZCDPBudget
+
+    if rho is not None:
+        return RhoZCDPBudget(rho), ZeroConcentratedDP(rho), RhoZCDPBudget(float("inf"))
+    if delta > 0:
+        return (
+            ApproxDPBudget(epsilon, delta),
+            ApproxDP(epsilon, delta),
+            ApproxDPBudget(float("inf"), 1.0),
+        )
+    return PureDPBudget(epsilon), PureDP(epsilon), PureDPBudget(float("inf"))
+
+
+def _aggregate(statistic: str, low: float, high: float) -> Callable[[Any], Any]:
+    """The `statistic`'s aggregation of a grouped query, into the column ``out``."""
+    return {
+        "count": lambda g: g.count(name="out"),
+        "sum": lambda g: g.sum("value", low, high, name="out"),
+        "average": lambda g: g.average("value", low, high, name="out"),
+        "median": lambda g: g.median("value", low, high, name="out"),
+        "quantile": lambda g: g.quantile("value", 0.9, low, high, name="out"),
+        "variance": lambda g: g.variance("value", low, high, name="out"),
+    }[statistic]
+
+
+@dataclass
+class _Copies:
+    """Draws of one query, a Spark query of `by["copy"]` copies at a time (module docstring)."""
+
+    spark: Any
+    budget: Any
+    unlimited: Any
+    change: Any
+    aggregate: Callable[[Any], Any]
+    truncate: bool  # each individual truncated to one row (`MaxRowsPerID`)
+    by: dict[str, list[int]]
+    keys: int
+    rows: int
+    # each dataset's draws not yet returned
+    unused: OrderedDict[bytes, np.ndarray] = field(default_factory=OrderedDict)
+
+    def query(self, records: list) -> np.ndarray:
+        """One Spark query: one draw per copy on the dataset whose rows are `records`."""
+        import pandas as pd
+        from tmlt.analytics import KeySet, MaxRowsPerID, QueryBuilder, Session
+
+        copies = len(self.by["copy"])
+        table = pd.DataFrame(
+            [(copy, unit, key, value) for copy in range(copies) for unit, key, value in records],
+            columns=["copy", "id", "key", "value"],
+        )
+        frame = self.spark.createDataFrame(
+            table, schema="copy long, id long, key long, value double"
+        )
+        session = Session.from_dataframe(
+            privacy_budget=self.unlimited,
+            source_id="data",
+            dataframe=frame,
+            protected_change=self.change,
+        )
+        builder = QueryBuilder("data")
+        if self.truncate:
+            builder = builder.enforce(MaxRowsPerID(1))
+        result = session.evaluate(
+            self.aggregate(builder.groupby(KeySet.from_dict(self.by))), privacy_budget=self.budget
+        ).toPandas()
+        return result.sort_values(list(self.by))["out"].to_numpy(dtype=float).reshape(copies, -1)
+
+    def batch(self, dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """`size` draws on `dataset`: those left from its last query first, each returned once."""
+        name = np.asarray(dataset, dtype=float).tobytes()
+        draws = self.unused.pop(name, np.zeros((0, len(self.by.get("key", [0])))))
+        while len(draws) < size:
+            draws = np.concatenate(
+                [draws, self.query(privacy_id_rows(dataset, self.keys, self.rows))]
+            )
+        self.unused[name] = draws[size:]
+        while len(self.unused) > KEPT_DATASETS:
+            self.unused.popitem(last=False)
+        return draws[:size]
 
 
 def _spark():
