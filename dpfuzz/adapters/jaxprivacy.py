@@ -18,6 +18,7 @@ keys, 256 or 8,192 draws per compiled call (≈ 10^5–10^6 draws per second).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -48,16 +49,39 @@ def jaxprivacy_dpsgd_step(
     privatizer adds, so ``noise_multiplier / 2`` is an accountant told more noise than is added;
     ``sample=False`` puts every example in every batch while the accountant is told
     `sampling_rate`. `accountant`: "pld" or "rdp"."""
-    import jax
-    import jax.numpy as jnp
-    import jax_privacy
-    from jax_privacy import noise_addition
-    from jax_privacy.accounting import accountants, analysis
-
     check_choice("accountant", accountant, ("pld", "rdp"))
     check_int("steps", steps, minimum=1)
     if not 0 < sampling_rate <= 1:
         raise InvalidArgument(f"sampling_rate must be in (0, 1], got {sampling_rate!r}.")
+    epsilon = _accounted_epsilon(noise_multiplier, sampling_rate, steps, delta, accountant)
+    batch, sensitivity = _noisy_sums(
+        l2_clip_norm,
+        privatizer_noise_multiplier or noise_multiplier,
+        sampling_rate if sample else 1.0,
+        steps,
+        max_size,
+    )
+    mechanism = per_call(lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch)
+    mechanism.name = (
+        f"jax-privacy DP-SGD, {steps} step(s) at sampling rate"
+        f" {sampling_rate:g}{'' if sample else ' (not sampled)'} (noise multiplier"
+        f" {noise_multiplier:g}, C = {l2_clip_norm:g})"
+    )
+    domain = Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=max_size)
+    convention = (
+        f"one example added or removed (clipped_grad's sensitivity {sensitivity:g}); claim from its"
+        f" {accountant} DpsgdTrainingAccountant for {steps} update(s) at sampling rate"
+        f" {sampling_rate:g}, delta = {delta:g}"
+    )
+    return LibraryTarget(mechanism, stated_claim(epsilon, delta), domain, convention)
+
+
+def _accounted_epsilon(
+    noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str
+) -> float:
+    """ε at `delta` from jax-privacy's `DpsgdTrainingAccountant` for `steps` updates."""
+    from jax_privacy.accounting import accountants, analysis
+
     config = (
         accountants.PldAccountantConfig()
         if accountant == "pld"
@@ -70,8 +94,19 @@ def jaxprivacy_dpsgd_step(
         batch_size=round(sampling_rate * population),
         delta=delta,
     )
-    epsilon = analysis.DpsgdTrainingAccountant(config).compute_epsilon(steps, params)
-    rate = sampling_rate if sample else 1.0
+    return analysis.DpsgdTrainingAccountant(config).compute_epsilon(steps, params)
+
+
+def _noisy_sums(
+    l2_clip_norm: float, noise_multiplier: float, rate: float, steps: int, max_size: int
+) -> tuple[Callable[[np.ndarray, int, np.random.Generator], np.ndarray], float]:
+    """(batch(dataset, size, rng): `size` releases of `steps` noisy clipped-gradient sums, each
+    example in a batch at `rate`; clipped_grad's sensitivity), compiled before it returns so the
+    audit's probe times the release, not jax's compiler."""
+    import jax
+    import jax.numpy as jnp
+    import jax_privacy
+    from jax_privacy import noise_addition
 
     def loss(weights, examples):
         return jnp.mean(jnp.log1p(jnp.exp(-examples @ weights)))
@@ -80,7 +115,7 @@ def jaxprivacy_dpsgd_step(
     sensitivity = clipped_sum.sensitivity()
     # each example's clipped gradient: the clipped sum over a batch of one
     per_example = jax.jit(jax.vmap(lambda example: clipped_sum(jnp.zeros(2), example[None])))
-    stddev = (privatizer_noise_multiplier or noise_multiplier) * sensitivity
+    stddev = noise_multiplier * sensitivity
 
     @partial(jax.jit, static_argnums=2)
     def noisy(gradients, seed, count):
@@ -107,20 +142,8 @@ def jaxprivacy_dpsgd_step(
         ]
         return np.concatenate(chunks)[:size].astype(float)
 
-    for size in range(1, max_size + 1):  # compile before the audit's probe times the release
+    for size in range(1, max_size + 1):
         per_example(jnp.zeros((size, 2), dtype=jnp.float32))
     for count in CHUNKS:
         noisy(jnp.zeros((max_size, 2), dtype=jnp.float32), 0, count)
-    mechanism = per_call(lambda dataset, rng: batch(dataset, 1, rng)[0], batch=batch)
-    mechanism.name = (
-        f"jax-privacy DP-SGD, {steps} step(s) at sampling rate"
-        f" {sampling_rate:g}{'' if sample else ' (not sampled)'} (noise multiplier"
-        f" {noise_multiplier:g}, C = {l2_clip_norm:g})"
-    )
-    domain = Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=max_size)
-    convention = (
-        f"one example added or removed (clipped_grad's sensitivity {sensitivity:g}); claim from its"
-        f" {accountant} DpsgdTrainingAccountant for {steps} update(s) at sampling rate"
-        f" {sampling_rate:g}, delta = {delta:g}"
-    )
-    return LibraryTarget(mechanism, stated_claim(epsilon, delta), domain, convention)
+    return batch, sensitivity

@@ -26,6 +26,7 @@ OpenDP's samplers and cannot be seeded: audits are valid but not bit-reproducibl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -68,37 +69,12 @@ def smartnoise_query(
     (SmartNoise's own mechanisms: discrete Laplace for counts, Laplace for float sums). `table` sets
     the table's metadata (``max_ids``, ``censor_dims``, ``sample_max_ids``, ``clamp_columns``,
     ``row_privacy``, …; default one row per individual, dimensions censored)."""
-    import pandas as pd
-    import snsql
-
     memoize_noise_scales()
     check_int("keys", keys, minimum=1)
     check_int("rows", rows, minimum=1)
     for option in table:
         check_choice("table option", option, TABLE_OPTIONS)
-    metadata = {
-        "row_privacy": False,
-        "max_ids": 1,
-        "censor_dims": True,
-        "user_id": {"type": "int", "private_id": True},
-        "key": {"type": "int"},
-        "value": {"type": "float", "lower": float(bounds[0]), "upper": float(bounds[1])},
-    }
-    metadata.update(table)
-    if metadata[
-        "row_privacy"
-    ]:  # each row is an individual: SmartNoise refuses a private_id column then
-        metadata["user_id"] = {"type": "int"}
-
-    def reader(dataset: np.ndarray):
-        frame = pd.DataFrame(
-            privacy_id_rows(dataset, keys, rows), columns=["user_id", "key", "value"]
-        )
-        return snsql.from_df(
-            frame,
-            privacy=snsql.Privacy(epsilon=epsilon, delta=delta),
-            metadata={"C": {"T": {"T": metadata}}},
-        )
+    reader = _Reader(_table_metadata(bounds, table), epsilon, delta, keys, rows)
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         private = reader(dataset)
@@ -124,6 +100,47 @@ def smartnoise_query(
         privacy_id_domain(keys, values, max_size),
         convention,
     )
+
+
+def _table_metadata(bounds: tuple[float, float], table: dict[str, Any]) -> dict[str, Any]:
+    """SmartNoise's metadata of ``T.T``: one row per individual, dimensions censored, unless
+    `table` says otherwise."""
+    metadata = {
+        "row_privacy": False,
+        "max_ids": 1,
+        "censor_dims": True,
+        "user_id": {"type": "int", "private_id": True},
+        "key": {"type": "int"},
+        "value": {"type": "float", "lower": float(bounds[0]), "upper": float(bounds[1])},
+        **table,
+    }
+    if metadata["row_privacy"]:  # each row is an individual: SmartNoise refuses a private_id then
+        metadata["user_id"] = {"type": "int"}
+    return metadata
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """A `PrivateReader` over a dataset's rows (`privacy_id_rows`) with the query's privacy."""
+
+    metadata: dict[str, Any]
+    epsilon: float
+    delta: float
+    keys: int
+    rows: int
+
+    def __call__(self, dataset: np.ndarray) -> Any:
+        import pandas as pd
+        import snsql
+
+        frame = pd.DataFrame(
+            privacy_id_rows(dataset, self.keys, self.rows), columns=["user_id", "key", "value"]
+        )
+        return snsql.from_df(
+            frame,
+            privacy=snsql.Privacy(epsilon=self.epsilon, delta=self.delta),
+            metadata={"C": {"T": {"T": self.metadata}}},
+        )
 
 
 _SCALES: dict = {}
