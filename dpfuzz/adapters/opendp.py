@@ -69,53 +69,12 @@ def opendp_target(
     as OpenDP prints them).
     """
     metric = _name(measurement.input_metric)
-    d_in: float
     if metric in RECORD_METRICS:
-        allowed = RECORD_METRICS[metric]
-        size = getattr(measurement.input_domain, "size", None)
-        relation = (domain.relation.name if domain is not None else relation) or (
-            "substitute" if size else next(iter(allowed))
+        d_in, domain, convention = _record_input(
+            measurement, metric, relation, domain, bounds, max_size
         )
-        if relation not in allowed or (size and relation != "substitute"):
-            sized = f" (its input domain holds exactly {size} records)" if size else ""
-            raise InvalidArgument(
-                f"OpenDP's {metric}{sized} supports relation"
-                f" {sorted(allowed) if not size else ['substitute']}, got {relation!r}."
-            )
-        d_in = allowed[relation]
-        if domain is None:
-            low, high = bounds if bounds is not None else _bounds(measurement.input_domain)
-            domain = Domain(
-                low=low,
-                high=high,
-                min_size=size or 0,
-                max_size=size or max_size,
-                relation=relation,
-                dtype="int" if _is_integer(measurement.input_domain) else "float",
-            )
-        convention = f"{metric}: {relation} is d_in = {d_in}"
     elif metric.startswith(ANSWER_METRICS):
-        if relation not in (None, "linf"):
-            raise InvalidArgument(
-                f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf',"
-                f" got {relation!r}."
-            )
-        d_in = {
-            "Absolute": sensitivity,
-            "L1Dista": answers * sensitivity,
-            "L2Dista": math.sqrt(answers) * sensitivity,
-        }[metric[:7]]
-        domain = Domain(
-            low=-10.0,
-            high=10.0,
-            min_size=answers,
-            max_size=answers,
-            relation="linf",
-            sensitivity=sensitivity,
-        )
-        convention = (
-            f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"
-        )
+        d_in, domain, convention = _answer_input(metric, relation, answers, sensitivity)
     else:
         raise InvalidArgument(
             f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and"
@@ -131,6 +90,70 @@ def opendp_target(
     return LibraryTarget(
         mechanism, claim, domain, f"{convention}; claim {claim.describe()} = map({d_in:g})"
     )
+
+
+def _record_input(
+    measurement: Any,
+    metric: str,
+    relation: str | None,
+    domain: Domain | None,
+    bounds: tuple[float, float] | None,
+    max_size: int,
+) -> tuple[float, Domain, str]:
+    """(d_in, domain, convention) of a measurement on records: the relation its metric supports
+    (substitution only on a sized input domain) and the domain read from its input domain."""
+    allowed = RECORD_METRICS[metric]
+    size = getattr(measurement.input_domain, "size", None)
+    relation = (domain.relation.name if domain is not None else relation) or (
+        "substitute" if size else next(iter(allowed))
+    )
+    if relation not in allowed or (size and relation != "substitute"):
+        sized = f" (its input domain holds exactly {size} records)" if size else ""
+        raise InvalidArgument(
+            f"OpenDP's {metric}{sized} supports relation"
+            f" {sorted(allowed) if not size else ['substitute']}, got {relation!r}."
+        )
+    d_in = allowed[relation]
+    if domain is None:
+        low, high = bounds if bounds is not None else _bounds(measurement.input_domain)
+        domain = Domain(
+            low=low,
+            high=high,
+            min_size=size or 0,
+            max_size=size or max_size,
+            relation=relation,
+            dtype="int" if _is_integer(measurement.input_domain) else "float",
+        )
+    return d_in, domain, f"{metric}: {relation} is d_in = {d_in}"
+
+
+def _answer_input(
+    metric: str, relation: str | None, answers: int, sensitivity: float
+) -> tuple[float, Domain, str]:
+    """(d_in, domain, convention) of a measurement on query answers: `answers` of them, each
+    moving by at most `sensitivity` (relation ``linf``)."""
+    if relation not in (None, "linf"):
+        raise InvalidArgument(
+            f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf',"
+            f" got {relation!r}."
+        )
+    d_in = {
+        "Absolute": sensitivity,
+        "L1Dista": answers * sensitivity,
+        "L2Dista": math.sqrt(answers) * sensitivity,
+    }[metric[:7]]
+    domain = Domain(
+        low=-10.0,
+        high=10.0,
+        min_size=answers,
+        max_size=answers,
+        relation="linf",
+        sensitivity=sensitivity,
+    )
+    convention = (
+        f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"
+    )
+    return d_in, domain, convention
 
 
 def _claim(measurement, d_in: float, delta: float):

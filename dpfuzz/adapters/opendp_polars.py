@@ -72,11 +72,6 @@ def opendp_polars_query(
     dp.enable_features("contrib")
     contributions = contributions or (1 if identifier else rows)
     unit = dp.unit_of(contributions=contributions, identifier="id" if identifier else None)
-    grouped: dict[str, Any] = {"by": ["key"], "max_length": max_length, "max_groups": keys}
-    margins = [
-        dp.polars.Margin(by=[], max_length=max_length),
-        dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None),
-    ]
 
     def frame(dataset: np.ndarray):
         return pl.LazyFrame(
@@ -86,25 +81,8 @@ def opendp_polars_query(
         )
 
     example = frame(np.array([[0.0, 0.0]]))
-    context = dp.Context.compositor(
-        data=example,
-        privacy_unit=unit,
-        privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
-        split_evenly_over=1,
-        margins=margins,
-    )
-    try:
-        measurement = build(context.query()).resolve()
-    except dp.OpenDPException as error:  # its message names what the query lacks
-        hint = (
-            " A group-by over the data's keys spends delta on its threshold: give delta > 0."
-            if not delta
-            else ""
-        )
-        raise InvalidArgument(
-            f"OpenDP cannot make this query private at epsilon={epsilon:g}, delta={delta:g}: "
-            f"{error.message}{hint}"
-        ) from error
+    margins = _margins(keys, max_length, invariant_keys)
+    measurement = _measurement(build, example, unit, margins, epsilon, delta)
 
     def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> list[dict]:
         data = frame(dataset)
@@ -125,6 +103,51 @@ def opendp_polars_query(
         f" individual; claim from the measurement's map({unit[1]})"
     )
     return LibraryTarget(release, claim, privacy_id_domain(keys, values, max_size), convention)
+
+
+def _margins(keys: int, max_length: int, invariant_keys: bool) -> list[Any]:
+    """What the context may assume: at most `max_length` rows, and `keys` groups by ``key``
+    (public when `invariant_keys`)."""
+    import opendp.prelude as dp
+
+    grouped: dict[str, Any] = {"by": ["key"], "max_length": max_length, "max_groups": keys}
+    return [
+        dp.polars.Margin(by=[], max_length=max_length),
+        dp.polars.Margin(**grouped, invariant="keys" if invariant_keys else None),
+    ]
+
+
+def _measurement(
+    build: Callable[[Any], Any],
+    example: Any,
+    unit: Any,
+    margins: list[Any],
+    epsilon: float,
+    delta: float,
+) -> Any:
+    """``build(context.query())`` resolved on a one-query `Context` over `example`'s schema; a
+    query OpenDP refuses is an `InvalidArgument` that says why."""
+    import opendp.prelude as dp
+
+    context = dp.Context.compositor(
+        data=example,
+        privacy_unit=unit,
+        privacy_loss=dp.loss_of(epsilon=epsilon, delta=delta or None),
+        split_evenly_over=1,
+        margins=margins,
+    )
+    try:
+        return build(context.query()).resolve()
+    except dp.OpenDPException as error:  # its message names what the query lacks
+        hint = (
+            " A group-by over the data's keys spends delta on its threshold: give delta > 0."
+            if not delta
+            else ""
+        )
+        raise InvalidArgument(
+            f"OpenDP cannot make this query private at epsilon={epsilon:g}, delta={delta:g}: "
+            f"{error.message}{hint}"
+        ) from error
 
 
 def statistic_query(
