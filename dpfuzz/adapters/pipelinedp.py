@@ -22,6 +22,8 @@ bit-reproducible.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -77,45 +79,15 @@ def pipelinedp_aggregate(
         raise InvalidArgument(
             f"public_partitions must be True, False or 'from data', got {public_partitions!r}."
         )
-    chosen = [_metric(pipeline_dp, name) for name in metrics]
-    options = dict(
-        metrics=chosen,
-        noise_kind=getattr(pipeline_dp.NoiseKind, noise.upper()),
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-        min_value=bounds[0],
-        max_value=bounds[1],
-        partition_selection_strategy=_strategy(pipeline_dp, strategy),
-    )
-    options.update(parameters)
-    if set(metrics) <= {"COUNT", "PRIVACY_ID_COUNT"}:
-        options.pop("min_value"), options.pop("max_value")
-    params = pipeline_dp.AggregateParams(**options)
+    params = _aggregate_params(pipeline_dp, metrics, noise, bounds, strategy, parameters)
     extractors = pipeline_dp.DataExtractors(
-        privacy_id_extractor=lambda row: row[0],
-        partition_extractor=lambda row: row[1],
-        value_extractor=lambda row: row[2],
+        privacy_id_extractor=_column(0), partition_extractor=_column(1), value_extractor=_column(2)
     )
     example = _accountant(pipeline_dp, accountant, epsilon, delta)
 
-    def release(dataset: np.ndarray, rng: np.random.Generator) -> dict:
-        table = privacy_id_rows(dataset, keys, rows)
-        public = {
-            True: list(range(keys)),
-            False: None,
-            "from data": sorted({row[1] for row in table}),
-        }[public_partitions]
-        budget = _accountant(pipeline_dp, accountant, epsilon, delta)
-        result = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).aggregate(
-            table, params, extractors, public_partitions=public
-        )
-        budget.compute_budgets()
-        return {
-            (key, name): float(value)
-            for key, values in result
-            for name, value in values._asdict().items()
-        }
-
+    release = _Aggregation(
+        params, extractors, public_partitions, accountant, epsilon, delta, keys, rows
+    )
     encoder = Keyed(keys=[(key, _field(name)) for key in range(keys) for name in metrics])
     mechanism = structured(release, encoder=encoder)
     mechanism.name = (
@@ -126,6 +98,70 @@ def pipelinedp_aggregate(
     return LibraryTarget(
         mechanism, claim, privacy_id_domain(keys, values, max_size), _convention(accountant, rows)
     )
+
+
+def _column(index: int) -> Callable[[tuple], Any]:
+    return lambda row: row[index]
+
+
+@dataclass(frozen=True)
+class _Aggregation:
+    """One `DPEngine.aggregate` on a dataset's rows (`privacy_id_rows`), each call with a fresh
+    budget accountant: the release, keyed by (partition, metric)."""
+
+    params: Any
+    extractors: Any
+    public_partitions: bool | str
+    accountant: str
+    epsilon: float
+    delta: float
+    keys: int
+    rows: int
+
+    def __call__(self, dataset: np.ndarray, rng: np.random.Generator) -> dict:
+        import pipeline_dp
+
+        table = privacy_id_rows(dataset, self.keys, self.rows)
+        public = {
+            True: list(range(self.keys)),
+            False: None,
+            "from data": sorted({row[1] for row in table}),
+        }[self.public_partitions]
+        budget = _accountant(pipeline_dp, self.accountant, self.epsilon, self.delta)
+        result = pipeline_dp.DPEngine(budget, pipeline_dp.LocalBackend()).aggregate(
+            table, self.params, self.extractors, public_partitions=public
+        )
+        budget.compute_budgets()
+        return {
+            (key, name): float(value)
+            for key, values in result
+            for name, value in values._asdict().items()
+        }
+
+
+def _aggregate_params(
+    pipeline_dp: Any,
+    metrics: tuple[str, ...],
+    noise: str,
+    bounds: tuple[float, float],
+    strategy: str,
+    parameters: dict[str, Any],
+) -> Any:
+    """``AggregateParams``: one partition and one row per privacy ID, values clamped to `bounds`
+    (not for counts), `parameters` over these."""
+    options = dict(
+        metrics=[_metric(pipeline_dp, name) for name in metrics],
+        noise_kind=getattr(pipeline_dp.NoiseKind, noise.upper()),
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+        min_value=bounds[0],
+        max_value=bounds[1],
+        partition_selection_strategy=_strategy(pipeline_dp, strategy),
+    )
+    options.update(parameters)
+    if set(metrics) <= {"COUNT", "PRIVACY_ID_COUNT"}:
+        options.pop("min_value"), options.pop("max_value")
+    return pipeline_dp.AggregateParams(**options)
 
 
 def pipelinedp_select_partitions(
