@@ -33,6 +33,7 @@ float64 and leaks through the low bits: audit with ``arithmetic="float"`` to tes
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -238,33 +239,14 @@ def diffprivlib_model(
     relation = relation or own
     label = LABELLED.get(name)
     options = {**_model_options(name, features), **arguments}
-    model_class = getattr(diffprivlib.models, name)
     base = (
         np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]])
         if label
         else np.full((2, features), 0.5)
     )[: 2 if public_records else 0]
     probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
-
-    def release(dataset: np.ndarray, rng: np.random.Generator):
-        records = np.vstack([base, np.asarray(dataset, dtype=float).reshape(-1, base.shape[1])])
-        model = model_class(
-            epsilon=epsilon,
-            random_state=int(rng.integers(2**31 - 1)),
-            accountant=diffprivlib.BudgetAccountant(),
-            **options,
-        )
-        if label:
-            target = np.round(records[:, -1]) if label == "class" else records[:, -1]
-            model.fit(records[:, :-1], target)
-        else:
-            model.fit(records)
-        if name in TREES:
-            return np.concatenate(
-                [tree.predict(probes) for tree in getattr(model, "estimators_", [model])]
-            )
-        return model
-
+    model = getattr(diffprivlib.models, name)
+    release = _ModelFit(model, epsilon, options, base, label, probes if name in TREES else None)
     mechanism = _model_mechanism(name, release, features, public_records)
     mechanism.name = f"diffprivlib.models.{name}"
     domain = Domain(
@@ -288,3 +270,39 @@ def diffprivlib_model(
         domain,
         f"models.{name} is private under {own} (read from its source); {how}; {records}",
     )
+
+
+@dataclass(frozen=True)
+class _ModelFit:
+    """One fit of a diffprivlib model on `base` and a dataset's records, seeded from the audit's
+    rng: the fitted model, or for trees their predictions at `probes`."""
+
+    model_class: Any
+    epsilon: float
+    options: dict[str, Any]
+    base: np.ndarray  # the public records every dataset holds
+    label: str | None  # "class", "target" or None: what the last coordinate is
+    probes: np.ndarray | None  # where trees are read (None: release the model)
+
+    def __call__(self, dataset: np.ndarray, rng: np.random.Generator) -> Any:
+        import diffprivlib
+
+        records = np.vstack(
+            [self.base, np.asarray(dataset, dtype=float).reshape(-1, self.base.shape[1])]
+        )
+        model = self.model_class(
+            epsilon=self.epsilon,
+            random_state=int(rng.integers(2**31 - 1)),
+            accountant=diffprivlib.BudgetAccountant(),
+            **self.options,
+        )
+        if self.label:
+            target = np.round(records[:, -1]) if self.label == "class" else records[:, -1]
+            model.fit(records[:, :-1], target)
+        else:
+            model.fit(records)
+        if self.probes is None:
+            return model
+        return np.concatenate(
+            [tree.predict(self.probes) for tree in getattr(model, "estimators_", [model])]
+        )

@@ -47,21 +47,7 @@ def pydp_algorithm(
     ``pydp.algorithms.laplacian.BoundedSum``), built per release as ``algorithm(epsilon=…, delta=…,
     lower_bound=…, upper_bound=…, dtype=…,
     **arguments)`` and answering ``quick_result(list(dataset))``; records lie in `bounds`."""
-    accepted = set(inspect.signature(algorithm.__init__).parameters)
-    options = {"epsilon": epsilon, "dtype": dtype, **arguments}
-    if "delta" in accepted:
-        options["delta"] = delta
-    elif delta:
-        raise InvalidArgument(
-            f"{algorithm.__name__} takes no delta (it is ε-DP), got delta={delta!r}."
-        )
-    if "lower_bound" in accepted:
-        options.update(lower_bound=bounds[0], upper_bound=bounds[1])
-    unknown = set(options) - accepted
-    if unknown:
-        raise InvalidArgument(
-            f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}."
-        )
+    options = _options(algorithm, epsilon, delta, bounds, dtype, arguments)
     example = algorithm(**options)  # the claim and the privacy unit, read from the library's object
     claim, how = claim_under(stated_claim(example.epsilon, example.delta), "add_remove", relation)
     unit = _unit(example.linf_sensitivity)
@@ -93,6 +79,33 @@ def pydp_algorithm(
         domain,
         f"{algorithm.__name__}: a privacy unit of {unit} record(s) added or removed; {how}",
     )
+
+
+def _options(
+    algorithm: Any,
+    epsilon: float,
+    delta: float,
+    bounds: tuple[float, float],
+    dtype: str,
+    arguments: dict[str, Any],
+) -> dict[str, Any]:
+    """The keyword arguments `algorithm` is built with: those it takes, an error naming the rest."""
+    accepted = set(inspect.signature(algorithm.__init__).parameters)
+    options = {"epsilon": epsilon, "dtype": dtype, **arguments}
+    if "delta" in accepted:
+        options["delta"] = delta
+    elif delta:
+        raise InvalidArgument(
+            f"{algorithm.__name__} takes no delta (it is ε-DP), got delta={delta!r}."
+        )
+    if "lower_bound" in accepted:
+        options.update(lower_bound=bounds[0], upper_bound=bounds[1])
+    unknown = set(options) - accepted
+    if unknown:
+        raise InvalidArgument(
+            f"{algorithm.__name__} takes {sorted(accepted - {'self'})}, not {sorted(unknown)}."
+        )
+    return options
 
 
 def _unit(linf_sensitivity) -> int:
