@@ -29,7 +29,7 @@ from dpfuzz.engine.budget import Budget
 from dpfuzz.engine.pipeline import search_and_certify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import AuditPolicy
-from dpfuzz.engine.probe import probe
+from dpfuzz.engine.probe import Probe, probe
 from dpfuzz.engine.race import check_sequential
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import InvalidArgument, MechanismTooSlow
@@ -69,6 +69,54 @@ def audit(
         counted on its workers, with the same bound as in this process (`dpfuzz.engine.chunks`).
     """
     settings = AuditSettings.build(settings, **options)
+    policy = _checked(claim, domain, policy, settings)
+    # a call that hangs ends an audit given no time at all, and the report says which call
+    default_timeout = settings.call_timeout is None and settings.max_seconds is None
+    fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
+    budget = Budget(
+        mechanism,
+        settings.max_draws or fixed_total,
+        settings.max_seconds,
+        call_timeout=policy.default_call_timeout if default_timeout else settings.call_timeout,
+    )
+    run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
+    check_max_draws(settings, run.policy)
+    try:
+        probed = _probed(run, settings)
+        tester = audit_tester(settings, claim, probed.samples, mechanism)
+        fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
+        plan = Plan.from_settings(settings, tester, fill_racing=fill)
+        ending = search_and_certify(run, tester, plan, settings.finder, probed)
+        return audit_report(run, tester, plan, settings, probed, ending)
+    except MechanismTooSlow as slow:
+        default = " (the default: AuditPolicy.default_call_timeout)" if default_timeout else ""
+        return too_slow_report(run, settings, str(slow) + default)
+
+
+def _probed(run: Run, settings: AuditSettings) -> Probe:
+    """The probe's outputs; with neither a draw cap nor a time limit, a release too slow for the
+    audit's default budget ends it (`limit_slow_release`)."""
+    unbounded = settings.max_draws is None and settings.max_seconds is None
+    # a race fits its events on its own rounds' outputs: the probe only sees their shape
+    probe_size = (
+        run.policy.probe_min_samples
+        if settings.sampling == "sequential"
+        else min(run.policy.probe_samples, settings.samples)
+    )
+    probed = probe(
+        run, probe_size, run.policy.slow_max_seconds if unbounded else settings.max_seconds
+    )
+    check_memory(settings, probed.samples)
+    if unbounded:
+        limit_slow_release(run)
+    return probed
+
+
+def _checked(
+    claim: Claim, domain: Domain, policy: AuditPolicy | None, settings: AuditSettings
+) -> AuditPolicy:
+    """The policy (default: `AuditPolicy()`), once the arguments are checked: a wrong claim,
+    domain, policy or memory need fails before any sampling."""
     if not isinstance(claim, Claim):
         fix = (
             f" For ε = {claim:g}, pass PureDP(epsilon={claim:g})."
@@ -87,46 +135,11 @@ def audit(
             " AuditPolicy(field=value, ...)."
         )
     if isinstance(settings.tester, Tester):
-        settings.tester.check_claim(claim)  # a wrong claim fails before any sampling
+        settings.tester.check_claim(claim)
     if settings.sampling == "sequential":
         check_sequential(settings, claim)
     check_memory(settings)
-    fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
-    policy = policy or AuditPolicy()
-    # a call that hangs ends an audit given no time at all, and the report says which call
-    default_timeout = settings.call_timeout is None and settings.max_seconds is None
-    budget = Budget(
-        mechanism,
-        settings.max_draws or fixed_total,
-        settings.max_seconds,
-        call_timeout=policy.default_call_timeout if default_timeout else settings.call_timeout,
-    )
-    run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
-    check_max_draws(settings, run.policy)
-    unbounded = settings.max_draws is None and settings.max_seconds is None
-    try:
-        # a race fits its events on its own rounds' outputs: the probe only sees their shape
-        probe_size = (
-            run.policy.probe_min_samples
-            if settings.sampling == "sequential"
-            else min(run.policy.probe_samples, settings.samples)
-        )
-        probed = probe(
-            run,
-            probe_size,
-            run.policy.slow_max_seconds if unbounded else settings.max_seconds,
-        )
-        check_memory(settings, probed.samples)
-        if unbounded:
-            limit_slow_release(run)
-        tester = audit_tester(settings, claim, probed.samples, mechanism)
-        fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
-        plan = Plan.from_settings(settings, tester, fill_racing=fill)
-        ending = search_and_certify(run, tester, plan, settings.finder, probed)
-        return audit_report(run, tester, plan, settings, probed, ending)
-    except MechanismTooSlow as slow:
-        default = " (the default: AuditPolicy.default_call_timeout)" if default_timeout else ""
-        return too_slow_report(run, settings, str(slow) + default)
+    return policy or AuditPolicy()
 
 
 TRIAL_BYTES = 4096  # memory one search trial's record keeps (pair, two results), at most
