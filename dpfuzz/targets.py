@@ -128,27 +128,13 @@ def resolve(
     from dpfuzz.catalogue.entry import CatalogueEntry
     from dpfuzz.claims import claim_from_parameters
     from dpfuzz.domain import Domain
-    from dpfuzz.mechanism import is_mechanism, mechanism_name
+    from dpfuzz.mechanism import mechanism_name
 
     claimed, params = dict(claimed or {}), dict(params or {})
     label = target if isinstance(target, str) else mechanism_name(target)
     value = lookup(target)
     if isinstance(value, CatalogueEntry):
-        ignored = sorted(set(claimed) - set(value.defaults))
-        if ignored:
-            raise ConfigError(
-                f"{value.name} claims {value.claim().describe()}; it takes no {ignored}."
-            )
-        merged = value.params(**claimed, **params)
-        truth = value.truth(**merged).satisfies
-        return Resolved(
-            value.name,
-            value(**merged),
-            claim or value.claim(**merged),
-            domain or value.domain(**merged),
-            None if truth is None else ("satisfies" if truth else "violates"),
-            value.tester,
-        )
+        return _catalogue_target(value, claimed, params, claim, domain)
     from dpfuzz.adapters import LibraryTarget
 
     if isinstance(value, LibraryTarget):  # a library release: its claim and domain come with it
@@ -161,29 +147,11 @@ def resolve(
     if per_call or structured:
         value = _one_output_per_call(value, label, claimed, params, structured)
         params = {}
-    if is_mechanism(value):
-        if params:
-            raise ConfigError(
-                f"{label} is a mechanism, not a factory: it takes no parameters, got"
-                f" {sorted(params)}."
-            )
-        mechanism = value
-    else:
-        claim_given = claim is not None or {"epsilon", "mu", "rho"} & set(claimed)
-        try:
-            mechanism = _built(value, label, _factory_arguments(value, label, claimed, params))
-        except ConfigError:
-            if claim_given:
-                raise
-            mechanism = (
-                None  # a factory that needs the claim's parameters: the claim is what is missing
-            )
-        if isinstance(
-            mechanism, LibraryTarget
-        ):  # a library release: its claim and domain come with it
-            return Resolved(
-                label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain
-            )
+    mechanism = _mechanism(value, label, claimed, params, claim is not None)
+    if isinstance(mechanism, LibraryTarget):  # a library release: its claim and domain come with it
+        return Resolved(
+            label, mechanism.mechanism, claim or mechanism.claim, domain or mechanism.domain
+        )
     if claim is None:
         if not {"epsilon", "mu", "rho"} & set(claimed):
             raise ConfigError(
@@ -192,6 +160,46 @@ def resolve(
             )
         claim = claim_from_parameters(**claimed)
     return Resolved(label, mechanism, claim, domain or Domain())
+
+
+def _catalogue_target(
+    entry: Any, claimed: dict, params: dict, claim: Claim | None, domain: Domain | None
+) -> Resolved:
+    """A catalogue entry at the claimed and other parameters, with its truth there."""
+    ignored = sorted(set(claimed) - set(entry.defaults))
+    if ignored:
+        raise ConfigError(f"{entry.name} claims {entry.claim().describe()}; it takes no {ignored}.")
+    merged = entry.params(**claimed, **params)
+    truth = entry.truth(**merged).satisfies
+    return Resolved(
+        entry.name,
+        entry(**merged),
+        claim or entry.claim(**merged),
+        domain or entry.domain(**merged),
+        None if truth is None else ("satisfies" if truth else "violates"),
+        entry.tester,
+    )
+
+
+def _mechanism(value: Any, label: str, claimed: dict, params: dict, claim_given: bool) -> Any:
+    """`value` itself when it is a mechanism (then it takes no parameters), else what the factory
+    builds from the parameters: a mechanism, a `LibraryTarget`, or None for a factory that needs
+    the claim's parameters when no claim is given (the claim is then what is missing)."""
+    from dpfuzz.mechanism import is_mechanism
+
+    if is_mechanism(value):
+        if params:
+            raise ConfigError(
+                f"{label} is a mechanism, not a factory: it takes no parameters, got"
+                f" {sorted(params)}."
+            )
+        return value
+    try:
+        return _built(value, label, _factory_arguments(value, label, claimed, params))
+    except ConfigError:
+        if claim_given or {"epsilon", "mu", "rho"} & set(claimed):
+            raise
+        return None
 
 
 def _one_output_per_call(value, label: str, claimed: dict, params: dict, structured: bool = False):
