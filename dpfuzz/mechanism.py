@@ -107,7 +107,7 @@ class PerCallMechanism:
             for chunk in np.array_split(np.arange(num_samples), self.workers)
             if len(chunk)
         ]
-        count, generators = len(sizes), rng.spawn(len(sizes))
+        generators = rng.spawn(len(sizes))
         if (
             multiprocessing.current_process().daemon
         ):  # e.g. a Dask worker: no child processes; the same chunks here
@@ -125,6 +125,17 @@ class PerCallMechanism:
                     for size, generator in zip(sizes, generators)
                 ]
             )
+        return self._on_workers(dataset, sizes, generators, timeout)
+
+    def _on_workers(
+        self,
+        dataset: np.ndarray,
+        sizes: list[int],
+        generators: list[np.random.Generator],
+        timeout: float | None,
+    ) -> np.ndarray:
+        """The chunks of `sizes` outputs drawn in the worker processes, one generator each."""
+        count = len(sizes)
         if self._pool is None:
             context = multiprocessing.get_context(self.start_method)
             self._pool = ProcessPoolExecutor(
@@ -216,16 +227,7 @@ def per_call(
     check_choice("start_method", start_method, ("forkserver", "spawn", "fork"))
     check_choice("errors", errors, ("raise", "outcome"))
     if workers > 1:
-        for role, value in (("function", function), ("batch", batch)):
-            try:
-                pickle.dumps(value)
-            except Exception as error:
-                raise InvalidArgument(
-                    f"per_call(workers={workers}) runs its {role} {value!r} in worker processes, so"
-                    f" it must be picklable, but pickling failed ({type(error).__name__}: {error})."
-                    " Define it at module level (not a lambda or a nested function) in an"
-                    " importable module, or use workers=1."
-                ) from error
+        _check_picklable(workers, function=function, batch=batch)
     if errors == "raise":
         return PerCallMechanism(function, batch, batch_size, workers, start_method)
     from dpfuzz.error_outcomes import ErrorOutcomes
@@ -236,6 +238,20 @@ def per_call(
     )
     mechanism.name, mechanism.describe_output = mechanism_name(function), outcomes.describe_output
     return mechanism
+
+
+def _check_picklable(workers: int, **functions: Callable | None) -> None:
+    """Functions run in worker processes pickle, or an error says how to make them."""
+    for role, value in functions.items():
+        try:
+            pickle.dumps(value)
+        except Exception as error:
+            raise InvalidArgument(
+                f"per_call(workers={workers}) runs its {role} {value!r} in worker processes, so"
+                f" it must be picklable, but pickling failed ({type(error).__name__}: {error})."
+                " Define it at module level (not a lambda or a nested function) in an"
+                " importable module, or use workers=1."
+            ) from error
 
 
 def _draw(
@@ -425,6 +441,14 @@ def _checked_call(
             f"{where()} raised {type(error).__name__}: {error}{_one_draw_hint(mechanism, error)}"
             f"{_read_only_hint(error)}"
         ) from error
+    return _checked_samples(output, num_samples, output_shape, where)
+
+
+def _checked_samples(
+    output: Any, num_samples: int, output_shape: tuple | None, where: Callable[[], str]
+) -> np.ndarray:
+    """`output` as an array of `num_samples` finite numbers of `output_shape` (when given), or a
+    `MechanismError` that names the call (`where`) and the fix."""
     try:
         samples = np.asarray(output)
     except Exception as error:
