@@ -105,6 +105,26 @@ class EpsilonEstimate:
         """A self-contained page an auditor can hand over: the bound, the certified pair, the
         event and the held-out counts that certify it, the pair's privacy profile (1-D outputs)
         and the search that chose the pair."""
+        return html_page(
+            f"dpfuzz estimate: {self.report.mechanism}",
+            self.headline(),
+            "#0969da",
+            "Certified pair",
+            self.report.domain.describe_pair(self.pair),
+            self._facts(),
+            self.report.distributions_html() + self.report.profile_html(gaussian=False),
+            () if self.search is None else self.search.history,
+            "held-out ε bound",
+            meaning=(
+                f"With confidence {1 - self.beta:g}, this mechanism's ε at δ = {self.delta:g} is at"
+                f" least {self.epsilon_lower_bound:.4g}: it is no more private than that. Its true"
+                " ε may be larger."
+            ),
+        )
+
+    def _facts(self) -> list[tuple[str, str]]:
+        """The page's table: the bound, its confidence, the event and the counts that certify it,
+        power, search, draws and how to rerun."""
         verification = self.report.verification
         (n_p, n_q), counts = verification.num_samples, verification.details
         rerun = self.reproduce or f"estimate_epsilon(..., max_draws={self.draws}, seed={self.seed})"
@@ -112,7 +132,7 @@ class EpsilonEstimate:
             rerun += (
                 " (a timed estimate: exactly so only where max_draws, not the clock, set its draws)"
             )
-        facts = [
+        return [
             ("ε lower bound", f"{self.epsilon_lower_bound:.4g} at δ = {self.delta:g}"),
             (
                 "confidence",
@@ -150,19 +170,3 @@ class EpsilonEstimate:
             ("rerun", rerun),
             *(("note", note) for note in self.clock_notes()),
         ]
-        return html_page(
-            f"dpfuzz estimate: {self.report.mechanism}",
-            self.headline(),
-            "#0969da",
-            "Certified pair",
-            self.report.domain.describe_pair(self.pair),
-            facts,
-            self.report.distributions_html() + self.report.profile_html(gaussian=False),
-            () if self.search is None else self.search.history,
-            "held-out ε bound",
-            meaning=(
-                f"With confidence {1 - self.beta:g}, this mechanism's ε at δ = {self.delta:g} is at"
-                f" least {self.epsilon_lower_bound:.4g}: it is no more private than that. Its true"
-                " ε may be larger."
-            ),
-        )
