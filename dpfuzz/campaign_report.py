@@ -368,6 +368,27 @@ def _png(figure, plt) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+_STYLE = """<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328;overflow-wrap:anywhere}
+table{border-collapse:collapse;font-size:14px}
+td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left} th{background:#f6f8fa}
+figure{display:inline-block;margin:1rem} img{max-width:100%}
+dt{font-weight:600;margin-top:.4rem}
+</style>"""
+
+# marks `data-plots-rendered` and `data-errors` on the page's body once it has loaded
+_SCRIPT = """<script>
+window.dpfuzzErrors = 0;
+window.addEventListener("error", function () { window.dpfuzzErrors += 1; });
+window.addEventListener("load", function () {
+  var images = Array.prototype.slice.call(document.images);
+  var rendered = images.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  document.body.setAttribute("data-plots-rendered", rendered + "/" + images.length);
+  document.body.setAttribute("data-errors", String(window.dpfuzzErrors));
+});
+</script>"""
+
+
 def html_page(
     run: dict,
     summaries: list[dict],
@@ -378,6 +399,48 @@ def html_page(
 ) -> str:
     """A self-contained page: the run's verdict in one sentence, what failed and why, plots, the
     table; a small script marks `data-plots-rendered` and `data-errors` on load."""
+    escape = html.escape
+    tally = ", ".join(
+        f"{count} {escape(name)}" for name, count in sorted(counts(summaries).items())
+    )
+    budget = escape(str(run["config"]["budget"]))
+    run_id, beta = escape(str(run["run_id"])), escape(str(run["config"].get("beta", "?")))
+    incomplete = (
+        f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>'
+        if missing
+        else ""
+    )
+    header = "".join(f"<th>{escape(h)}</th>" for h in _HEADER)
+    verdict = verdict_sentence(run, summaries, missing)
+    verdict_colour = "#1a7f37" if verdict.startswith("Passes") else "#cf222e"
+    failing_list = _failing_list(
+        failures(summaries, run["config"].get("allow_inconclusive", False))
+    )
+    body_rows = _table_rows(summaries, reported)
+    figures, change_list = _figures(summaries), _change_list(changes)
+    glossary = "".join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run_id}</title>
+{_STYLE}</head>
+<body>
+<h1>dpfuzz campaign run {run_id}</h1>
+<p style="font-size:1.2rem;font-weight:600;color:{verdict_colour}">{escape(verdict)}</p>
+{failing_list}
+<p>{len(summaries)} audits: {tally}. Budget {budget}, β = {beta} per audit.
+{escape(run_time(run, last_finished))}; dpfuzz {escape(_version())}.</p>
+{incomplete}
+{figures}
+<table><thead><tr>{header}</tr></thead>
+<tbody>{body_rows}</tbody></table>
+{change_list}
+<h2>Verdicts</h2><dl>{glossary}</dl>
+{_SCRIPT}
+</body></html>
+"""
+
+
+def _table_rows(summaries: list[dict], reported: set[str]) -> str:
+    """One row per audit, its outcome coloured, linked to its report where one was kept."""
     escape = html.escape
     body_rows = []
     for summary, row in zip(ordered(summaries), _rows(ordered(summaries))):
@@ -394,80 +457,44 @@ def html_page(
             f'<td style="color:{colour};font-weight:600" title="{title}">{escape(row[3])}</td>'
         )
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
-    images = plots(summaries)
-    figures = (
+    return "".join(body_rows)
+
+
+def _figures(summaries: list[dict]) -> str:
+    """The campaign's plots, or how to get them."""
+    return (
         "".join(
-            f'<figure><img alt="{escape(name)} plot" src="data:image/png;base64,{data}"></figure>'
-            for name, data in images.items()
+            f'<figure><img alt="{html.escape(name)} plot" src="data:image/png;base64,{data}">'
+            "</figure>"
+            for name, data in plots(summaries).items()
         )
         or "<p>Plots need matplotlib: <code>pip install 'dpfuzz[report]'</code>.</p>"
     )
-    tally = ", ".join(
-        f"{count} {escape(name)}" for name, count in sorted(counts(summaries).items())
+
+
+def _change_list(changes: list[dict] | None) -> str:
+    """What changed since the compared run (nothing without one)."""
+    if changes is None:
+        return ""
+    escape = html.escape
+    items = "".join(
+        f"<li>{escape(c['target'])}: {escape((c['before'] or {}).get('outcome', 'absent'))} → "
+        f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
+        for c in changes
     )
-    change_list = ""
-    if changes is not None:
-        items = "".join(
-            f"<li>{escape(c['target'])}: {escape((c['before'] or {}).get('outcome', 'absent'))} → "
-            f"{escape((c['after'] or {}).get('outcome', 'absent'))}</li>"
-            for c in changes
-        )
-        items = items or "<li>No changes: every audit has the same verdict.</li>"
-        change_list = f"<h2>Changes</h2><ul>{items}</ul>"
-    budget = escape(str(run["config"]["budget"]))
-    run_id, beta = escape(str(run["run_id"])), escape(str(run["config"].get("beta", "?")))
-    incomplete = (
-        f'<p style="color:#cf222e;font-weight:600">Incomplete: {escape(missing)}.</p>'
-        if missing
-        else ""
+    items = items or "<li>No changes: every audit has the same verdict.</li>"
+    return f"<h2>Changes</h2><ul>{items}</ul>"
+
+
+def _failing_list(failed: list[dict]) -> str:
+    """The audits that fail the run, each with why."""
+    if not failed:
+        return ""
+    escape = html.escape
+    items = "".join(
+        f"<li><b>{escape(f['outcome'])}</b>: {escape(failure_text(f))}</li>" for f in failed
     )
-    header = "".join(f"<th>{escape(h)}</th>" for h in _HEADER)
-    verdict = verdict_sentence(run, summaries, missing)
-    verdict_colour = "#1a7f37" if verdict.startswith("Passes") else "#cf222e"
-    failed = failures(summaries, run["config"].get("allow_inconclusive", False))
-    failing_list = (
-        "<ul>"
-        + "".join(
-            f"<li><b>{escape(f['outcome'])}</b>: {escape(failure_text(f))}</li>" for f in failed
-        )
-        + "</ul>"
-        if failed
-        else ""
-    )
-    glossary = "".join(f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in OUTCOMES)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>dpfuzz campaign run {run_id}</title>
-<style>
-body{{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328;overflow-wrap:anywhere}}
-table{{border-collapse:collapse;font-size:14px}}
-td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left}} th{{background:#f6f8fa}}
-figure{{display:inline-block;margin:1rem}} img{{max-width:100%}}
-dt{{font-weight:600;margin-top:.4rem}}
-</style></head>
-<body>
-<h1>dpfuzz campaign run {run_id}</h1>
-<p style="font-size:1.2rem;font-weight:600;color:{verdict_colour}">{escape(verdict)}</p>
-{failing_list}
-<p>{len(summaries)} audits: {tally}. Budget {budget}, β = {beta} per audit.
-{escape(run_time(run, last_finished))}; dpfuzz {escape(_version())}.</p>
-{incomplete}
-{figures}
-<table><thead><tr>{header}</tr></thead>
-<tbody>{"".join(body_rows)}</tbody></table>
-{change_list}
-<h2>Verdicts</h2><dl>{glossary}</dl>
-<script>
-window.dpfuzzErrors = 0;
-window.addEventListener("error", function () {{ window.dpfuzzErrors += 1; }});
-window.addEventListener("load", function () {{
-  var images = Array.prototype.slice.call(document.images);
-  var rendered = images.filter(function (i) {{ return i.complete && i.naturalWidth > 0; }}).length;
-  document.body.setAttribute("data-plots-rendered", rendered + "/" + images.length);
-  document.body.setAttribute("data-errors", String(window.dpfuzzErrors));
-}});
-</script>
-</body></html>
-"""
+    return f"<ul>{items}</ul>"
 
 
 def write_reports(
