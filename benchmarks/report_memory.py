@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from results_table import environment, write
@@ -38,7 +39,7 @@ def stored_database(folder: Path, audits: int) -> Path:
     store = ResultsStore(folder / "results" / "results.db")
     run_id = store.new_run({**config.to_dict(), "seeds": list(range(audits))})
     for index in range(audits):
-        store.record(run_id, f"{key}|{index}", {**summary, "seed": index}, report)
+        store.record(run_id, f"{key}|{index}", replace(summary, seed=index), report)
     return folder / "results"
 
 

@@ -47,7 +47,7 @@ import time
 import tomllib
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +61,7 @@ from dpfuzz.errors import (
     LibraryMissing,
     TargetBuildError,
 )
-from dpfuzz.outcomes import Finished, Outcome, outcome_of
+from dpfuzz.outcomes import AuditRow, Finished, Outcome, outcome_of
 from dpfuzz.settings import BUDGETS, FIELDS, AuditSettings
 from dpfuzz.store import ResultsStore
 from dpfuzz.validation import check_choice, check_keys, check_seconds, unknown_keys
@@ -256,17 +256,17 @@ class AuditSpec:
                 parts.append(f"{flag}={value}")
         return " ".join(shlex.quote(part) for part in parts)
 
-    def summary(self) -> dict:
+    def summary(self) -> AuditRow:
         """The start of the audit's stored summary row: what identifies it."""
-        return {
-            "key": self.key,
-            "target": self.target.name,
-            "params": self.target.params,
-            "finder": self.finder,
-            "seed": self.seed,
-            "truth": self.target.truth,
-            "tester": self.tester,
-        }
+        return AuditRow(
+            key=self.key,
+            target=self.target.name,
+            params=self.target.params,
+            finder=self.finder,
+            seed=self.seed,
+            truth=self.target.truth,
+            tester=self.tester,
+        )
 
     def audit_settings(self, tester: str) -> AuditSettings:
         return AuditSettings.build(
@@ -610,7 +610,7 @@ def validate(
         raise ConfigError(f"{source} has problems:\n  - " + "\n  - ".join(dict.fromkeys(problems)))
 
 
-def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
+def run_audit(spec: AuditSpec) -> tuple[str, AuditRow, dict | None]:
     """Run one audit (in any process): (key, summary row, full report or None on error).
 
     An error of dpfuzz's own kind (the mechanism raised, a setting does not suit this target)
@@ -624,7 +624,8 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         target = spec.target.build()
         tester = target.tester if spec.tester == "entry" else spec.tester
         claim = target.claim
-        summary.update(
+        summary = replace(
+            summary,
             claim=claim.describe(),
             claim_type=type(claim).__name__,
             claimed_epsilon=getattr(claim, "epsilon", None),
@@ -633,31 +634,16 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
         )
         report = audit(target.mechanism, claim, target.domain, spec.audit_settings(tester))
     except LibraryMissing as error:
-        summary.update(claim="?", claimed_epsilon=None)
+        skipped = replace(summary, claim="?", claimed_epsilon=None)
         return (
             spec.key,
-            {
-                **summary,
-                "outcome": Outcome.SKIPPED,
-                "error": str(error),
-                "seconds": time.perf_counter() - start,
-            },
+            skipped.ended(Outcome.SKIPPED, str(error), time.perf_counter() - start),
             None,
         )
     except DPFuzzError as error:
-        summary.setdefault("claim", "?")
-        summary.setdefault("claimed_epsilon", None)
-        return (
-            spec.key,
-            {
-                **summary,
-                "outcome": Outcome.ERROR,
-                "error": str(error),
-                "seconds": time.perf_counter() - start,
-            },
-            None,
-        )
-    summary.update(
+        return spec.key, summary.ended(Outcome.ERROR, str(error), time.perf_counter() - start), None
+    summary = replace(
+        summary,
         tester=report.tester,
         violated=report.violated,
         epsilon_lower_bound=report.epsilon_lower_bound,
@@ -677,7 +663,7 @@ def run_audit(spec: AuditSpec) -> tuple[str, dict, dict | None]:
 outcome = outcome_of  # the name the CLI and earlier code import
 
 
-def row(spec: AuditSpec, finished: Finished) -> tuple[str, dict, dict | None]:
+def row(spec: AuditSpec, finished: Finished) -> tuple[str, AuditRow, dict | None]:
     """The stored (key, summary, report) of `spec`'s audit as its supervisor returned it: the
     audit's own, or a row saying how its process ended; with what it printed."""
     if finished.result is not None:
@@ -686,14 +672,7 @@ def row(spec: AuditSpec, finished: Finished) -> tuple[str, dict, dict | None]:
         ended = finished.ended
         assert ended is not None  # the supervisor returns a result or how the process ended
         key, report = spec.key, None
-        summary = {
-            **spec.summary(),
-            "claim": "?",
-            "claimed_epsilon": None,
-            "outcome": ended.outcome,
-            "error": ended.reason,
-            "seconds": ended.seconds,
-        }
+        summary = spec.summary().ended(ended.outcome, ended.reason, ended.seconds)
     quote = finished.result is None
     return key, with_output(summary, finished.output_bytes, finished.output, quote), report
 
@@ -724,7 +703,7 @@ def run_campaign(
             store.record(run_id, key, summary, report)
             finished += 1
             if on_result is not None:
-                on_result(summary, finished, total)
+                on_result(summary.to_dict(), finished, total)
     except ClusterLost as lost:
         lost.run_id = run_id
         raise

@@ -16,6 +16,9 @@ import tempfile
 import threading
 import time
 from contextlib import suppress
+from dataclasses import replace
+
+from dpfuzz.outcomes import AuditRow
 
 OUTPUT_CAP = 16 * 2**20  # bytes the file may hold before it is emptied
 TAIL = 2000  # characters of output a summary keeps
@@ -77,13 +80,13 @@ def _empty_when_over_cap() -> None:
             return
 
 
-def with_output(summary: dict, size: int, tail: str, quote: bool) -> dict:
+def with_output(summary: AuditRow, size: int, tail: str, quote: bool) -> AuditRow:
     """`summary` with the audit's output (its last characters and its size); with `quote` (an
     audit whose process ended without a result), its reason quotes the output's end."""
     if not size:
         return summary
-    summary = {**summary, "output": tail, "output_bytes": size}
-    if quote and summary.get("error"):
+    error = summary.error
+    if quote and error:
         end = ("…" if len(tail) > REASON_TAIL else "") + " ".join(tail[-REASON_TAIL:].split())
-        summary["error"] = f"{summary['error']}. Its output ended: {end}"
-    return summary
+        error = f"{error}. Its output ended: {end}"
+    return replace(summary, output=tail, output_bytes=size, error=error)

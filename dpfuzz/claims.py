@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from statistics import NormalDist
-from typing import cast
+from typing import Any, cast
 
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import check_keys, check_number, did_you_mean
@@ -26,7 +26,7 @@ class Claim:
     def to_dict(self) -> dict:
         return {
             "type": type(self).__name__,
-            **{field.name: getattr(self, field.name) for field in fields(self)},  # type: ignore[arg-type]
+            **{field.name: getattr(self, field.name) for field in fields(cast(Any, self))},
         }
 
 

@@ -1,10 +1,12 @@
 """What a campaign's audits come to: the `Outcome` each summary stores, which outcomes fail a
-run, and `Ended`, the supervisor's word for an audit whose process ended without a result."""
+run, the `AuditRow` a campaign stores for each audit, and `Ended`, the supervisor's word for an
+audit whose process ended without a result."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 
 class Outcome(StrEnum):
@@ -89,6 +91,49 @@ def outcome_of(truth: str | None, verdict: str | bool) -> Outcome:
 
 
 @dataclass(frozen=True)
+class AuditRow:
+    """One audit's summary as a campaign stores it (`to_dict`, JSON in the results store): what
+    identifies it, its claim, its `outcome`, and its numbers once it ran to a verdict. Stored rows
+    are read back as dicts, so rows of every earlier version read the same way."""
+
+    key: str
+    target: str
+    params: dict = field(default_factory=dict)
+    finder: str = "random"
+    seed: int = 0
+    truth: str | None = None
+    tester: str = "entry"
+    outcome: Outcome = Outcome.ERROR
+    claim: str = "?"
+    claim_type: str | None = None
+    claimed_epsilon: float | None = None
+    error: str | None = None  # why the audit did not run to a verdict
+    seconds: float = 0.0
+    violated: bool | None = None
+    epsilon_lower_bound: float | None = None
+    bound: float | None = None
+    threshold: float | None = None
+    trials_to_witness: int | None = None
+    draws: int | None = None
+    power: str | None = None
+    inconclusive: str | None = None
+    output: str | None = None  # the end of what the audit printed
+    output_bytes: int | None = None
+
+    def ended(self, outcome: Outcome, error: str, seconds: float) -> AuditRow:
+        """This row for an audit that ended without a verdict."""
+        return replace(self, outcome=outcome, error=error, seconds=seconds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored summary: every field, but `error` and the output only where there are."""
+        row = asdict(self)
+        for name in ("error", "output", "output_bytes"):
+            if row[name] is None:
+                del row[name]
+        return row
+
+
+@dataclass(frozen=True)
 class Ended:
     """An audit whose process ended without a result: `outcome` (crashed or timed out), why,
     and how long it ran."""
@@ -100,8 +145,8 @@ class Ended:
 
 @dataclass(frozen=True)
 class Finished:
-    """One audit as its supervisor returns it: the audit's own result (key, summary, report), or
-    how its process `ended` without one; and the end (`output`) and size of what it printed."""
+    """One audit as its supervisor returns it: the audit's own result (key, `AuditRow`, report),
+    or how its process `ended` without one; and the end (`output`) and size of what it printed."""
 
     key: str
     result: tuple | None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dpfuzz.errors import ConfigError
+from dpfuzz.outcomes import AuditRow
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -128,8 +129,9 @@ class ResultsStore:
             f"no run {run_id} in {self.path}; runs: {[run['run_id'] for run in runs]}."
         )
 
-    def record(self, run_id: int, key: str, summary: dict, report: dict | None) -> None:
-        """Commit one finished audit (a second record of the same key is ignored)."""
+    def record(self, run_id: int, key: str, summary: AuditRow, report: dict | None) -> None:
+        """Commit one finished audit, its summary as `AuditRow.to_dict` (a second record of the same
+        key is ignored)."""
         self._connection.execute(
             "INSERT OR IGNORE INTO audits (run_id, key, finished, summary, report) VALUES (?, ?, ?,"
             " ?, ?)",
@@ -137,7 +139,7 @@ class ResultsStore:
                 run_id,
                 key,
                 _now(),
-                json.dumps(summary),
+                json.dumps(summary.to_dict()),
                 None if report is None else json.dumps(report),
             ),
         )

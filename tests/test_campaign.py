@@ -765,7 +765,7 @@ def test_the_campaign_page_says_first_whether_the_run_passes_and_why_not():
 
 def test_an_audit_that_ended_without_a_result_is_a_row_of_its_own_and_keeps_its_output(tmp_path):
     from dpfuzz.campaign import row
-    from dpfuzz.outcomes import Ended, Finished, Outcome
+    from dpfuzz.outcomes import AuditRow, Ended, Finished, Outcome
 
     (spec,) = load_config(_config(tmp_path, '[[target]]\nentry = "Laplace"\n')).audits()
     ended = Finished(
@@ -773,8 +773,8 @@ def test_an_audit_that_ended_without_a_result_is_a_row_of_its_own_and_keeps_its_
     )
     key, summary, report = row(spec, ended)
     assert key == spec.key and report is None
-    assert summary["outcome"] == "timed out" and summary["seconds"] == 3.5
-    assert summary["error"] == "ran past audit_timeout. Its output ended: tick"
-    assert summary["target"] == spec.summary()["target"] and summary["output_bytes"] == 5
-    returned = ("k", {"outcome": Outcome.OK}, {"verdict": "not refuted"})
+    assert summary.outcome == "timed out" and summary.seconds == 3.5
+    assert summary.error == "ran past audit_timeout. Its output ended: tick"
+    assert summary.target == spec.summary().target and summary.output_bytes == 5
+    returned = ("k", AuditRow("k", "t", outcome=Outcome.OK), {"verdict": "not refuted"})
     assert row(spec, Finished("k", returned)) == returned

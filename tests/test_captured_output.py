@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from dpfuzz.captured_output import CapturedOutput, with_output
+from dpfuzz.outcomes import AuditRow, Outcome
 
 # A worker that prints past a small cap: once the cap's thread has emptied the file, it prints
 # its last words.
@@ -39,15 +40,12 @@ def test_output_past_the_cap_is_dropped_and_its_end_kept(tmp_path):
 
 
 def test_a_crashed_audit_quotes_the_end_of_its_output_and_a_silent_one_is_unchanged():
-    crashed = {"outcome": "crashed", "error": "the process ended"}
+    crashed = AuditRow("k", "t", outcome=Outcome.CRASHED, error="the process ended")
     summary = with_output(crashed, 12_000, "noise\n" * 100 + "Segmentation fault\n", quote=True)
-    assert summary["output_bytes"] == 12_000 and len(summary["output"]) <= 2000
-    assert summary["error"].startswith("the process ended. Its output ended: …")
-    assert summary["error"].endswith("Segmentation fault")
-    passed = {"outcome": "ok"}
+    assert summary.output_bytes == 12_000 and summary.output and len(summary.output) <= 2000
+    assert summary.error and summary.error.startswith("the process ended. Its output ended: …")
+    assert summary.error.endswith("Segmentation fault")
+    passed = AuditRow("k", "t", outcome=Outcome.OK)
     assert with_output(passed, 0, "", quote=False) is passed
-    assert with_output(passed, 3, "hi\n", quote=False) == {
-        "outcome": "ok",
-        "output": "hi\n",
-        "output_bytes": 3,
-    }
+    stored = with_output(passed, 3, "hi\n", quote=False).to_dict()
+    assert stored["output"] == "hi\n" and stored["output_bytes"] == 3 and "error" not in stored

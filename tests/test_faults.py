@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -152,7 +153,7 @@ def test_a_tampered_results_database_puts_no_live_script_in_any_report(workdir):
     store = ResultsStore(workdir / "results.db")
     run_id = store.new_run({**config.to_dict(), "beta": SCRIPT, "budget": SCRIPT})
     key, summary, report = run_audit(config.audits()[0])
-    summary = {**summary, "target": SCRIPT, "error": SCRIPT}
+    summary = replace(summary, target=SCRIPT, error=SCRIPT)
     store.record(run_id, key, summary, {**report, "html": f"<body>{SCRIPT}</body>"})
     paths, _ = write_reports(store, run_id, workdir / "reports")
     markdown, page = paths[0].read_text(), paths[1].read_text()

@@ -256,9 +256,8 @@ def opacus_one_run(
     (paper 003 §5.2; the numpy twin is `dpfuzz.catalogue.dpsgd.dpsgd_one_run`). Canary i is the
     input 10·e_{30+i} labelled 0, whose gradient (≈ 5) Opacus clips to C on its own coordinate; its
     score is that coordinate of the released noisy gradients, summed over the steps. ``run.claim``
-    is the accountant's (ε, δ) for (σ, q = 1, steps), or with `as_gdp` the μ-GDP that has that ε
-    at δ (full-batch Gaussian steps are exactly √T/σ-GDP, which the accountant approximates):
-    one run can refute a GDP claim by its error rate, an (ε, δ) claim at large ε hardly."""
+    is the accountant's (ε, δ) for (σ, q = 1, steps), or with `as_gdp` the μ-GDP with that ε at δ
+    (full-batch steps are exactly √T/σ-GDP): one run refutes a GDP claim by its error rate."""
     import torch
 
     from dpfuzz.catalogue.dpsgd import breast_cancer
@@ -297,8 +296,9 @@ def opacus_one_run(
             scores += weight.grad[0, d:].detach().numpy()
         return scores
 
-    claim = opacus_claim(noise_multiplier, 1.0, steps, accountant, delta)
-    run.claim = GaussianDP.from_epsilon(claim.epsilon, delta) if as_gdp else claim  # type: ignore[attr-defined]
+    stated = opacus_claim(noise_multiplier, 1.0, steps, accountant, delta)
+    claim = GaussianDP.from_epsilon(stated.epsilon, delta) if as_gdp else stated
+    run.claim = claim  # type: ignore[attr-defined]
     return run
 
 

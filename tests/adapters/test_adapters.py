@@ -242,12 +242,12 @@ def test_a_campaign_skips_targets_whose_library_is_missing(tmp_path, monkeypatch
     assert target == Target(name="absent", library="missing_library:release")
     spec = AuditSpec(target, "entry", "random", 0, "quick", {})
     _, summary, report = run_audit(spec)
-    assert summary["outcome"] == "skipped" and "pip install" in summary["error"] and report is None
+    assert summary.outcome == "skipped" and "pip install" in summary.error and report is None
     from dpfuzz.campaign_report import markdown
 
     page = markdown(
         {"run_id": 1, "started": "now", "config": {"budget": "quick"}},
-        [{**summary, "key": spec.key}],
+        [summary.to_dict()],
     )
     assert "- skipped: absent: no_such_dp_library is not installed: pip install" in page
 
