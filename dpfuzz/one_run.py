@@ -28,7 +28,6 @@ into guesses without looking at the bits. Two analyses, both at confidence 1 −
 from __future__ import annotations
 
 import math
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import numpy as np
 from scipy import stats
 
 from dpfuzz.claims import ApproxDP, Claim, GaussianDP
+from dpfuzz.engine.run import fresh_seed
 from dpfuzz.errors import MechanismError, UnsupportedClaimError
 from dpfuzz.testers.base import check_beta
 from dpfuzz.testers.bounds import clopper_pearson_upper
@@ -143,7 +143,7 @@ def audit_one_run(
     if delta is None:
         delta = claim.delta if isinstance(claim, ApproxDP) else GDP_DELTA
     delta = check_number("delta", delta, minimum=0.0, maximum=1.0, exclusive_maximum=True)
-    seed = seed if seed is not None else secrets.randbits(63)
+    seed = seed if seed is not None else fresh_seed()
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     included = rng.random(canaries) < 0.5

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import numpy as np
 
-from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, RenyiDP, approx_dp
+from dpfuzz.claims import ApproxDP, Claim, ProfileClaim, approx_dp
 from dpfuzz.datasets import format_records
 from dpfuzz.errors import UnsupportedClaimError, UnsupportedOutputError
 from dpfuzz.testers.base import TestResult, as_feature_matrix, check_beta, split_halves
 from dpfuzz.testers.events import Interval, ScoreEvent, best_interval
 from dpfuzz.testers.hockey_stick import HockeyStickTester
-from dpfuzz.testers.selection import EventSelection
+from dpfuzz.testers.selection import EventSelection, claimed_epsilon
 from dpfuzz.validation import check_choice
 
 if TYPE_CHECKING:
@@ -175,13 +175,9 @@ class BinSelection:
     def gammas(self, claim: Claim) -> list[float]:
         """Bins are few, so one level e^ε suffices for (ε, δ) claims; profile claims span their
         grid."""
-        return (
-            self.events.gammas(claim)
-            if isinstance(claim, ProfileClaim)
-            else [
-                math.exp(claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon)
-            ]
-        )
+        if isinstance(claim, ProfileClaim):
+            return self.events.gammas(claim)
+        return [math.exp(claimed_epsilon(claim))]
 
 
 class HistogramTester(HockeyStickTester):

@@ -149,8 +149,7 @@ class EventSelection:
         across a privacy-profile claim's ε grid."""
         if isinstance(claim, ProfileClaim):
             return [math.exp(epsilon) for epsilon in claim.epsilon_grid()[::4]]
-        epsilon = claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon
-        return [math.exp(epsilon) * factor for factor in _GAMMA_LADDER]
+        return [math.exp(claimed_epsilon(claim)) * factor for factor in _GAMMA_LADDER]
 
     def objective_for(
         self,
@@ -342,3 +341,8 @@ def value_intervals(
     if both:
         return best_intervals_both(x_p, x_q, objective, gammas, rare_share=rare_share)
     return [best_interval(x_p, x_q, objective, gammas, rare_share=rare_share)]
+
+
+def claimed_epsilon(claim: Claim) -> float:
+    """The ε an (ε, δ) or Rényi claim states: where its likelihood-ratio levels start."""
+    return claim.epsilon if isinstance(claim, RenyiDP) else approx_dp(claim).epsilon
