@@ -371,7 +371,8 @@ def _png(figure, plt) -> str:
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328;overflow-wrap:anywhere}
 table{border-collapse:collapse;font-size:14px}
-td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left} th{background:#f6f8fa}
+td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;overflow-wrap:break-word}
+th{background:#f6f8fa}
 figure{display:inline-block;margin:1rem} img{max-width:100%}
 dt{font-weight:600;margin-top:.4rem}
 </style>"""
