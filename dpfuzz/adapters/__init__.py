@@ -15,6 +15,8 @@ import numpy as np
 
 from dpfuzz.claims import ApproxDP, Claim, PureDP, group_claim
 from dpfuzz.domain import Domain
+from dpfuzz.errors import InvalidArgument
+from dpfuzz.validation import check_int
 
 if TYPE_CHECKING:
     from dpfuzz.mechanism import Mechanism
@@ -96,15 +98,49 @@ def noisy_answer_target(
     return LibraryTarget(mechanism, claim, domain, convention)
 
 
-def privacy_id_rows(dataset: np.ndarray, keys: int, rows: int) -> list[tuple[int, int, float]]:
+# Rows an individual holds: that many each, or (fewest, most), searched as a record coordinate.
+Rows = int | tuple[int, int]
+
+
+def row_range(rows: Rows | list[int]) -> tuple[int, int]:
+    """(fewest, most) rows an individual holds under `rows`: an integer ≥ 1, or a pair (fewest,
+    most) with 1 ≤ fewest ≤ most (a list, as a config gives it, is read as the pair)."""
+    if isinstance(rows, (list, tuple)) and len(rows) == 2:
+        fewest, most = (check_int("rows", count, minimum=1) for count in rows)
+        if fewest > most:
+            raise InvalidArgument(f"rows (fewest, most) needs fewest <= most, got {list(rows)}.")
+        return fewest, most
+    if isinstance(rows, (list, tuple)):
+        raise InvalidArgument(f"rows is a count, or a pair (fewest, most), got {rows!r}.")
+    count = check_int("rows", rows, minimum=1)
+    return count, count
+
+
+def rows_text(rows: Rows | list[int]) -> str:
+    """How many rows an individual holds, in words: "3 row(s)", or "1 to 3 rows (searched)"."""
+    fewest, most = row_range(rows)
+    return f"{most} row(s)" if fewest == most else f"{fewest} to {most} rows (searched)"
+
+
+def privacy_id_rows(
+    dataset: np.ndarray, keys: int, rows: Rows | list[int]
+) -> list[tuple[int, int, float]]:
     """(privacy ID, partition, value) rows of keyed records: record i is privacy ID i, a vector
-    (partition key, value) holding `rows` rows, in the partitions key, key + 1, … (mod `keys`),
-    each with that value; keys round to the integers 0 … `keys` − 1."""
-    records = np.asarray(dataset, dtype=float).reshape(-1, 2)
+    (partition key, value) holding `rows` rows, or (key, value, count) holding its own count of
+    rows (rounded, within `row_range(rows)`), in the partitions key, key + 1, … (mod `keys`), each
+    with that value; keys round to the integers 0 … `keys` − 1."""
+    fewest, most = row_range(rows)
+    records = np.asarray(dataset, dtype=float)
+    records = records.reshape(len(records), -1) if records.ndim == 2 else records.reshape(-1, 2)
+    counts = (
+        np.clip(np.round(records[:, 2]), fewest, most).astype(int)
+        if records.shape[1] > 2
+        else np.full(len(records), most)
+    )
     return [
         (unit, (int(round(key)) + offset) % keys, float(value))
-        for unit, (key, value) in enumerate(records.tolist())
-        for offset in range(rows)
+        for unit, ((key, value), count) in enumerate(zip(records[:, :2].tolist(), counts.tolist()))
+        for offset in range(count)
     ]
 
 
@@ -131,9 +167,20 @@ def keyed_rows(columns: Iterable[str], rows: Iterable[Sequence[Any]]) -> dict:
     }
 
 
-def privacy_id_domain(keys: int, values: tuple[float, float], max_size: int) -> Domain:
+def privacy_id_domain(
+    keys: int, values: tuple[float, float], max_size: int, rows: Rows | list[int] = 1
+) -> Domain:
     """Datasets of 1 to `max_size` keyed records (`privacy_id_rows`): keys in [0, keys − 1],
-    values in `values`."""
+    values in `values`, and where `rows` is a range, each individual's count of rows in it."""
+    fewest, most = row_range(rows)
+    if fewest == most:
+        return Domain(
+            low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size
+        )
     return Domain(
-        low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size
+        low=(0.0, values[0], float(fewest)),
+        high=(keys - 1.0, values[1], float(most)),
+        dim=3,
+        min_size=1,
+        max_size=max_size,
     )

@@ -3,9 +3,10 @@
 
 A query is built on `opendp.context.Context.compositor` over a Polars LazyFrame with columns
 ``id`` (the individual), ``key`` (0 … `keys` − 1) and ``value``; each dpfuzz record is an
-individual holding `rows` rows (`dpfuzz.adapters.privacy_id_rows`), so the convention is one
-individual added or removed. The privacy unit is OpenDP's own: ``unit_of(contributions=c)``
-(each individual adds at most c rows, default `rows`) or, with ``identifier=True``,
+individual holding `rows` rows, or with `rows` a range (fewest, most) a count of its own that the
+search varies (`dpfuzz.adapters.privacy_id_rows`), so the convention is one individual added or
+removed. The privacy unit is OpenDP's own: ``unit_of(contributions=c)`` (each individual adds at
+most c rows, default the most `rows` allows) or, with ``identifier=True``,
 ``unit_of(contributions=c, identifier="id")`` (at most c identifiers; the query must truncate
 each individual's rows itself). The claim is the resolved measurement's ``map(d_in)``, the loss
 OpenDP certifies for that unit.
@@ -31,10 +32,13 @@ import numpy as np
 
 from dpfuzz.adapters import (
     LibraryTarget,
+    Rows,
     keyed_rows,
     keyed_universe,
     privacy_id_domain,
     privacy_id_rows,
+    row_range,
+    rows_text,
     stated_claim,
 )
 from dpfuzz.errors import InvalidArgument
@@ -50,7 +54,7 @@ def opendp_polars_query(
     epsilon: float = 1.0,
     delta: float = 0.0,
     keys: int = 3,
-    rows: int = 1,
+    rows: Rows | list[int] = 1,
     contributions: int | None = None,
     identifier: bool = False,
     values: tuple[float, float] = (-1.0, 2.0),
@@ -68,9 +72,9 @@ def opendp_polars_query(
     import polars as pl
 
     check_int("keys", keys, minimum=1)
-    check_int("rows", rows, minimum=1)
+    most = row_range(rows)[1]
     dp.enable_features("contrib")
-    contributions = contributions or (1 if identifier else rows)
+    contributions = contributions or (1 if identifier else most)
     unit = dp.unit_of(contributions=contributions, identifier="id" if identifier else None)
 
     def frame(dataset: np.ndarray):
@@ -99,10 +103,11 @@ def opendp_polars_query(
         else f"at most {contributions} row(s)"
     )
     convention = (
-        f"one individual (id, holding {rows} row(s)) added or removed; OpenDP's unit: {who} per"
+        f"one individual (id, holding {rows_text(rows)}) added or removed; OpenDP's unit: {who} per"
         f" individual; claim from the measurement's map({unit[1]})"
     )
-    return LibraryTarget(release, claim, privacy_id_domain(keys, values, max_size), convention)
+    domain = privacy_id_domain(keys, values, max_size, rows)
+    return LibraryTarget(release, claim, domain, convention)
 
 
 def _margins(keys: int, max_length: int, invariant_keys: bool) -> list[Any]:

@@ -6,10 +6,10 @@ PipelineDP states its claim as the total (ε, δ) of the budget accountant a `DP
 read here from the accountant itself. Its privacy unit is a privacy ID with all its rows, which
 the engine bounds to `max_partitions_contributed` partitions and
 `max_contributions_per_partition` rows in each: its convention is one privacy ID added or
-removed. Each dpfuzz record is a privacy ID holding `rows` rows
-(`dpfuzz.adapters.privacy_id_rows`); values may lie outside [min_value, max_value] so the
-engine's clamping is audited too. The engine refuses an empty collection, so datasets hold at
-least one record.
+removed. Each dpfuzz record is a privacy ID holding `rows` rows, or with `rows` a range (fewest,
+most) a count of its own that the search varies (`dpfuzz.adapters.privacy_id_rows`); values may
+lie outside [min_value, max_value] so the engine's clamping is audited too. The engine refuses an
+empty collection, so datasets hold at least one record.
 
 Outputs are keyed results, partition → metrics, whose partitions appear or vanish with the data
 when they are selected privately: each release is `dpfuzz.outputs.structured` with a `Keyed`
@@ -28,7 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows, stated_claim
+from dpfuzz.adapters import (
+    LibraryTarget,
+    Rows,
+    privacy_id_domain,
+    privacy_id_rows,
+    row_range,
+    rows_text,
+    stated_claim,
+)
 from dpfuzz.errors import InvalidArgument
 from dpfuzz.outputs import Keyed, structured
 from dpfuzz.validation import check_choice, check_int
@@ -58,7 +66,7 @@ def pipelinedp_aggregate(
     strategy: str = "truncated_geometric",
     accountant: str = "naive",
     keys: int = 3,
-    rows: int = 1,
+    rows: Rows | list[int] = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -73,7 +81,7 @@ def pipelinedp_aggregate(
     import pipeline_dp
 
     check_int("keys", keys, minimum=1)
-    check_int("rows", rows, minimum=1)
+    row_range(rows)
     check_choice("noise", noise, ("laplace", "gaussian"))
     if public_partitions not in (True, False, "from data"):
         raise InvalidArgument(
@@ -96,7 +104,10 @@ def pipelinedp_aggregate(
     )
     claim = stated_claim(example._total_epsilon, example._total_delta)
     return LibraryTarget(
-        mechanism, claim, privacy_id_domain(keys, values, max_size), _convention(accountant, rows)
+        mechanism,
+        claim,
+        privacy_id_domain(keys, values, max_size, rows),
+        _convention(accountant, rows),
     )
 
 
@@ -116,7 +127,7 @@ class _Aggregation:
     epsilon: float
     delta: float
     keys: int
-    rows: int
+    rows: Rows | list[int]
 
     def __call__(self, dataset: np.ndarray, rng: np.random.Generator) -> dict:
         import pipeline_dp
@@ -170,7 +181,7 @@ def pipelinedp_select_partitions(
     epsilon: float = 1.0,
     delta: float = 1e-5,
     keys: int = 3,
-    rows: int = 1,
+    rows: Rows | list[int] = 1,
     max_partitions_contributed: int = 1,
     max_size: int = 40,
     **parameters: Any,
@@ -205,7 +216,10 @@ def pipelinedp_select_partitions(
     mechanism.name = f"PipelineDP select_partitions ({strategy.replace('_', ' ')})"
     claim = stated_claim(example._total_epsilon, example._total_delta)
     return LibraryTarget(
-        mechanism, claim, privacy_id_domain(keys, (0.0, 1.0), max_size), _convention("naive", rows)
+        mechanism,
+        claim,
+        privacy_id_domain(keys, (0.0, 1.0), max_size, rows),
+        _convention("naive", rows),
     )
 
 
@@ -250,8 +264,8 @@ def _partitions(public_partitions, strategy: str) -> str:
     )
 
 
-def _convention(accountant: str, rows: int) -> str:
+def _convention(accountant: str, rows: Rows | list[int]) -> str:
     return (
-        f"one privacy ID (holding {rows} row(s)) added or removed; claim from the {accountant}"
+        f"one privacy ID (holding {rows_text(rows)}) added or removed; claim from the {accountant}"
         " budget accountant's total epsilon, delta"
     )

@@ -7,7 +7,8 @@ reader itself: each statistic spends the `Privacy` object's ε, and dimension ce
 δ. Its privacy unit is the individual named by the table's `private_id` column, with at most
 `max_ids` rows (reservoir-sampled down to `max_ids` unless ``sample_max_ids`` is False): the
 convention is one individual added or removed. Each dpfuzz record is an individual holding
-`rows` rows (`dpfuzz.adapters.privacy_id_rows`) in a table ``T.T`` with columns ``user_id``,
+`rows` rows, or with `rows` a range (fewest, most) a count of its own that the search varies
+(`dpfuzz.adapters.privacy_id_rows`), in a table ``T.T`` with columns ``user_id``,
 ``key`` (0 … `keys` − 1) and ``value`` (bounds `bounds`; values may lie outside them so the
 clamping is audited too).
 
@@ -33,10 +34,13 @@ import numpy as np
 
 from dpfuzz.adapters import (
     LibraryTarget,
+    Rows,
     keyed_rows,
     keyed_universe,
     privacy_id_domain,
     privacy_id_rows,
+    row_range,
+    rows_text,
     stated_claim,
 )
 from dpfuzz.outputs import Keyed, structured
@@ -59,7 +63,7 @@ def smartnoise_query(
     epsilon: float = 1.0,
     delta: float = 1e-3,
     keys: int = 3,
-    rows: int = 1,
+    rows: Rows | list[int] = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -71,7 +75,7 @@ def smartnoise_query(
     ``row_privacy``, …; default one row per individual, dimensions censored)."""
     memoize_noise_scales()
     check_int("keys", keys, minimum=1)
-    check_int("rows", rows, minimum=1)
+    row_range(rows)
     for option in table:
         check_choice("table option", option, TABLE_OPTIONS)
     reader = _Reader(_table_metadata(bounds, table), epsilon, delta, keys, rows)
@@ -91,13 +95,13 @@ def smartnoise_query(
     )
     cost_epsilon, cost_delta = example.get_privacy_cost([query])
     convention = (
-        f"one individual (user_id, holding {rows} row(s)) added or removed; claim from the reader's"
-        f" privacy cost for the query at Privacy(epsilon={epsilon:g}, delta={delta:g})"
+        f"one individual (user_id, holding {rows_text(rows)}) added or removed; claim from the"
+        f" reader's privacy cost for the query at Privacy(epsilon={epsilon:g}, delta={delta:g})"
     )
     return LibraryTarget(
         release,
         stated_claim(cost_epsilon, cost_delta),
-        privacy_id_domain(keys, values, max_size),
+        privacy_id_domain(keys, values, max_size, rows),
         convention,
     )
 
@@ -127,7 +131,7 @@ class _Reader:
     epsilon: float
     delta: float
     keys: int
-    rows: int
+    rows: Rows | list[int]
 
     def __call__(self, dataset: np.ndarray) -> Any:
         import pandas as pd

@@ -4,9 +4,10 @@ environment of its own, docs/guide/libraries.md).
 
 A query runs in a `Session` over a Spark table with columns ``copy``, ``id``, ``key``
 (0 … `keys` − 1) and ``value``; each dpfuzz record is an individual (``id``) holding `rows`
-rows (`dpfuzz.adapters.privacy_id_rows`). The claim is the query's privacy budget: pure ε,
-(ε, δ) or ρ-zCDP. The convention is Tumult's protected change: ``AddOneRow`` (one row),
-``AddMaxRows(rows)`` (one individual's rows), or ``AddRowsWithID("id")`` with the query
+rows, or with `rows` a range (fewest, most) a count of its own that the search varies
+(`dpfuzz.adapters.privacy_id_rows`). The claim is the query's privacy budget: pure ε, (ε, δ) or
+ρ-zCDP. The convention is Tumult's protected change: ``AddOneRow`` (one row), ``AddMaxRows(m)``
+(one individual's rows, m the most `rows` allows), or ``AddRowsWithID("id")`` with the query
 truncating each individual to one row (`MaxRowsPerID`).
 
 Sampling: a Spark query costs about a second whatever its size, so one query releases a whole batch,
@@ -29,7 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from dpfuzz.adapters import LibraryTarget, privacy_id_domain, privacy_id_rows
+from dpfuzz.adapters import (
+    LibraryTarget,
+    Rows,
+    privacy_id_domain,
+    privacy_id_rows,
+    row_range,
+    rows_text,
+)
 from dpfuzz.claims import ApproxDP, Claim, PureDP, ZeroConcentratedDP
 from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice, check_int
@@ -48,7 +56,7 @@ def tumult_query(
     protected_change: str = "add_one_row",
     grouped: bool = False,
     keys: int = 3,
-    rows: int = 1,
+    rows: Rows | list[int] = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -57,11 +65,12 @@ def tumult_query(
     """`QueryBuilder("data").groupby(copy[, key]).<statistic>(...)` evaluated with the budget
     `PureDPBudget(epsilon)`, `ApproxDPBudget(epsilon, delta)` when `delta` > 0, or
     `RhoZCDPBudget(rho)` when `rho` is given. `protected_change` is the claimed neighbouring
-    relation; ``"add_one_row"`` with `rows` > 1 is the misuse of a relation that does not cover an
-    individual's rows."""
+    relation; ``"add_one_row"`` with more than one row per individual is the misuse of a relation
+    that does not cover an individual's rows. `rows`: each individual's rows, or a range (fewest,
+    most) that the search varies (`dpfuzz.adapters.privacy_id_rows`)."""
     check_choice("statistic", statistic, STATISTICS)
     check_choice("protected_change", protected_change, CHANGES)
-    check_int("rows", rows, minimum=1)
+    most = row_range(rows)[1]
     check_int("copies", copies, minimum=1)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's workers import tmlt too
     from tmlt.analytics import AddMaxRows, AddOneRow, AddRowsWithID
@@ -69,7 +78,7 @@ def tumult_query(
     budget, claim, unlimited = _budget(epsilon, delta, rho)
     change = {
         "add_one_row": lambda: AddOneRow(),
-        "add_max_rows": lambda: AddMaxRows(rows),
+        "add_max_rows": lambda: AddMaxRows(most),
         "add_rows_with_id": lambda: AddRowsWithID("id"),
     }[protected_change]()
     copied = _Copies(
@@ -92,10 +101,11 @@ def tumult_query(
         f"Tumult Analytics {statistic}{' per key' if grouped else ''} ({protected_change})"
     )
     convention = (
-        f"one individual (id, holding {rows} row(s)) added or removed; Tumult's protected change "
-        f"{type(change).__name__}; claim = the query's budget {budget}"
+        f"one individual (id, holding {rows_text(rows)}) added or removed; Tumult's protected"
+        f" change {type(change).__name__}; claim = the query's budget {budget}"
     )
-    return LibraryTarget(mechanism, claim, privacy_id_domain(keys, values, max_size), convention)
+    domain = privacy_id_domain(keys, values, max_size, rows)
+    return LibraryTarget(mechanism, claim, domain, convention)
 
 
 def _budget(epsilon: float, delta: float, rho: float | None) -> tuple[Any, Claim, Any]:
@@ -137,7 +147,7 @@ class _Copies:
     truncate: bool  # each individual truncated to one row (`MaxRowsPerID`)
     by: dict[str, list[int]]
     keys: int
-    rows: int
+    rows: Rows | list[int]
     # each dataset's draws not yet returned
     unused: OrderedDict[bytes, np.ndarray] = field(default_factory=OrderedDict)
 

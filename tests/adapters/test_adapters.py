@@ -688,6 +688,43 @@ def test_opendp_polars_claims_come_from_the_context_and_group_bys_are_keyed(dp):
         opendp_polars_query(statistic_query("len", group_by="private"))
 
 
+def test_individuals_hold_a_fixed_count_of_rows_or_one_the_search_varies():
+    from dpfuzz.adapters import privacy_id_domain, privacy_id_rows, row_range, rows_text
+
+    fixed = privacy_id_rows(np.array([[1.0, 0.5], [2.0, -1.0]]), keys=3, rows=2)
+    assert fixed == [(0, 1, 0.5), (0, 2, 0.5), (1, 2, -1.0), (1, 0, -1.0)]
+    # a third coordinate is the individual's own count, rounded into the range
+    searched = privacy_id_rows(np.array([[0.0, 0.5, 2.6], [1.0, 1.0, 0.2]]), keys=3, rows=[1, 3])
+    assert searched == [(0, 0, 0.5), (0, 1, 0.5), (0, 2, 0.5), (1, 1, 1.0)]
+    domain = privacy_id_domain(3, (-1.0, 2.0), 6, rows=(1, 3))
+    assert domain.dim == 3 and list(domain.lower) == [0.0, -1.0, 1.0]
+    assert list(domain.upper) == [2.0, 2.0, 3.0]
+    assert privacy_id_domain(3, (-1.0, 2.0), 6, rows=2).dim == 2
+    assert row_range(3) == (3, 3) and rows_text([1, 3]) == "1 to 3 rows (searched)"
+    with pytest.raises(InvalidArgument, match="fewest <= most"):
+        row_range([3, 1])
+    with pytest.raises(InvalidArgument, match="a count, or a pair"):
+        row_range([1, 2, 3])
+
+
+@pytest.mark.slow
+def test_opendp_polars_rows_per_individual_found_by_the_search_not_handed(dp):
+    pytest.importorskip("polars")
+    from dpfuzz import Verdict
+    from dpfuzz.adapters.opendp_polars import opendp_polars_query, statistic_query
+
+    # the unit promises one row per individual; individuals hold 1 to 3, and no pair is given
+    misuse = opendp_polars_query(statistic_query("len"), rows=[1, 3], contributions=1)
+    options = dict(samples=3000, verify_samples=3000, trials=3, seed=0)
+    report = audit(misuse.mechanism, misuse.claim, misuse.domain, **options)
+    assert report.violated and report.witness is not None
+    assert max(report.witness.d0[:, 2].max(), report.witness.d1[:, 2].max()) > 1.5
+    honest = opendp_polars_query(statistic_query("len"), rows=[1, 3])
+    assert "1 to 3 rows (searched)" in honest.convention and "at most 3 row(s)" in honest.convention
+    report = audit(honest.mechanism, honest.claim, honest.domain, **options)
+    assert report.verdict is not Verdict.VIOLATED
+
+
 @pytest.fixture
 def snsql():
     return pytest.importorskip("snsql")  # its own environment: smartnoise-sql pins opendp 0.14
