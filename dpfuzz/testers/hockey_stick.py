@@ -144,7 +144,7 @@ class HockeyStickTester(Tester):
         beta: float,
         rng: np.random.Generator,
         eval_size: int | None = None,
-    ) -> Any:
+    ) -> ScoreEvent:
         """Choose the event S (where P is large relative to Q) on training samples: the
         selection's candidates ranked by the bound they would certify on `eval_size` held-out
         samples per side (default: as many as the training samples)."""
