@@ -4,9 +4,10 @@ OpenDP states its guarantee as a privacy map, ``measurement.map(d_in)``, in its 
 * ``SymmetricDistance`` counts added plus removed records, so one record added or removed is
   d_in = 1 and one record substituted is d_in = 2;
 * ``ChangeOneDistance`` / ``HammingDistance`` count substituted records (d_in = 1);
-* ``AbsoluteDistance`` / ``L1Distance`` / ``L2Distance`` bound how far a query answer (vector)
-  moves: dpfuzz audits answers that each move by at most `sensitivity` (ℓ∞), i.e. d_in =
-  sensitivity for a scalar, k·sensitivity (ℓ1) or √k·sensitivity (ℓ2) for k answers.
+* ``AbsoluteDistance`` / ``L1Distance`` / ``L2Distance`` / ``LInfDistance`` bound how far a query
+  answer (vector) moves: dpfuzz audits answers that each move by at most `sensitivity` (ℓ∞),
+  i.e. d_in = sensitivity for a scalar or in ℓ∞, k·sensitivity (ℓ1) or √k·sensitivity (ℓ2) for
+  k answers.
 The claim is read at the d_in of the relation audited; auditing substitution on a
 ``SymmetricDistance`` measurement is an explicit ``relation="substitute"``, which reads map(2).
 A sized input domain (``vector_domain(..., size=n)``) has only substitution neighbours: its
@@ -41,7 +42,7 @@ RECORD_METRICS = {
     "ChangeOneDistance": {"substitute": 1},
     "HammingDistance": {"substitute": 1},
 }
-ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance")
+ANSWER_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance", "LInfDistance")
 
 
 def opendp_target(
@@ -74,7 +75,8 @@ def opendp_target(
             measurement, metric, relation, domain, bounds, max_size
         )
     elif metric.startswith(ANSWER_METRICS):
-        d_in, domain, convention = _answer_input(metric, relation, answers, sensitivity)
+        integer = _is_integer(measurement.input_domain)
+        d_in, domain, convention = _answer_input(metric, relation, answers, sensitivity, integer)
     else:
         raise InvalidArgument(
             f"dpfuzz reads OpenDP input metrics {sorted(RECORD_METRICS)} and"
@@ -128,20 +130,20 @@ def _record_input(
 
 
 def _answer_input(
-    metric: str, relation: str | None, answers: int, sensitivity: float
+    metric: str, relation: str | None, answers: int, sensitivity: float, integer: bool
 ) -> tuple[float, Domain, str]:
-    """(d_in, domain, convention) of a measurement on query answers: `answers` of them, each
-    moving by at most `sensitivity` (relation ``linf``)."""
+    """(d_in, domain, convention) of a measurement on query answers: `answers` of them (integers
+    where the measurement takes integers), each moving by at most `sensitivity` (relation
+    ``linf``)."""
     if relation not in (None, "linf"):
         raise InvalidArgument(
             f"OpenDP's {metric} bounds how far answers move: audit it under relation 'linf',"
             f" got {relation!r}."
         )
-    d_in = {
-        "Absolute": sensitivity,
-        "L1Dista": answers * sensitivity,
-        "L2Dista": math.sqrt(answers) * sensitivity,
-    }[metric[:7]]
+    norm = next(name for name in ANSWER_METRICS if metric.startswith(name))
+    d_in = sensitivity * {"L1Distance": answers, "L2Distance": math.sqrt(answers)}.get(norm, 1.0)
+    if integer and float(d_in).is_integer():  # an integer metric's map takes an integer
+        d_in = int(d_in)
     domain = Domain(
         low=-10.0,
         high=10.0,
@@ -149,6 +151,7 @@ def _answer_input(
         max_size=answers,
         relation="linf",
         sensitivity=sensitivity,
+        dtype="int" if integer else "float",
     )
     convention = (
         f"{metric}: {answers} answer(s) each moving by ≤ {sensitivity:g} is d_in = {d_in:g}"

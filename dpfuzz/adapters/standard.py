@@ -13,7 +13,7 @@ from typing import Any
 
 from dpfuzz.adapters import LibraryTarget
 from dpfuzz.errors import InvalidArgument, LibraryMissing
-from dpfuzz.validation import did_you_mean
+from dpfuzz.validation import check_choice, did_you_mean
 
 
 def _library(module: str, extra: str):
@@ -74,6 +74,52 @@ def opendp_count(scale: float = 1.0, max_size: int = 5) -> LibraryTarget:
         max_size=max_size,
         name=f"OpenDP count with laplace noise (scale {scale:g})",
     )
+
+
+OPENDP_MEASUREMENTS = (
+    "private_quantile",
+    "count_distinct",
+    "noisy_max",
+    "noisy_max_told_monotonic",
+    "scalar_laplace",
+    "scalar_gaussian",
+)
+
+
+def opendp_measurement(kind: str = "private_quantile", scale: float = 1.0) -> LibraryTarget:
+    """One of OpenDP's other measurements, one call per release: the exponential-mechanism median
+    of records in [0, 1] over 11 candidates (`make_private_quantile`), a count of distinct
+    integers with Laplace noise, report-noisy-max of 3 integer answers (`make_noisy_max`), the same
+    told its answers move monotonically (a misuse: the audited answers move either way), and
+    Laplace or Gaussian noise on one answer (`AbsoluteDistance`)."""
+    from dpfuzz.adapters.opendp import opendp_target
+
+    dp = _opendp()
+    check_choice("kind", kind, OPENDP_MEASUREMENTS)
+    integers = dp.vector_domain(dp.atom_domain(T=int))
+    if kind == "private_quantile":
+        records = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False))
+        candidates = [index / 10 for index in range(11)]
+        measurement = dp.m.make_private_quantile(
+            records, dp.symmetric_distance(), dp.max_divergence(), candidates, 0.5, scale
+        )
+        return opendp_target(measurement, bounds=(0.0, 1.0), name="OpenDP private median")
+    if kind == "count_distinct":
+        bounded = dp.vector_domain(dp.atom_domain(bounds=(0, 3)))
+        distinct = dp.t.make_count_distinct(bounded, dp.symmetric_distance())
+        return opendp_target(
+            distinct >> dp.m.then_laplace(scale), name="OpenDP count distinct + Laplace"
+        )
+    if kind.startswith("noisy_max"):
+        metric = dp.linf_distance(T=int, monotonic=kind == "noisy_max_told_monotonic")
+        measurement = dp.m.make_noisy_max(integers, metric, dp.max_divergence(), scale=scale)
+        return opendp_target(measurement, answers=3, name=f"OpenDP {kind.replace('_', ' ')}")
+    scalar = dp.atom_domain(T=float, nan=False)
+    if kind == "scalar_laplace":
+        measurement = dp.m.make_laplace(scalar, dp.absolute_distance(T=float), scale=scale)
+    else:
+        measurement = dp.m.make_gaussian(scalar, dp.absolute_distance(T=float), scale=scale)
+    return opendp_target(measurement, name=f"OpenDP {kind.replace('_', ' ')}")
 
 
 def opendp_polars(

@@ -150,6 +150,27 @@ def diffprivlib():
 
 
 @pytest.mark.slow  # one audit, but of a release at ≈ 5,000 calls per second (40 s)
+def test_opendp_measurements_on_one_answer_and_on_linf_answers_are_read(dp):
+    from dpfuzz.adapters.standard import opendp_measurement
+
+    scalar = opendp_measurement("scalar_laplace")  # AbsoluteDistance: one answer, d_in = 1
+    assert scalar.claim == PureDP(1.0) and scalar.domain.min_size == scalar.domain.max_size == 1
+    assert scalar.mechanism(np.array([0.5]), 4, np.random.default_rng(0)).shape == (4,)
+    noisy_max = opendp_measurement("noisy_max")  # LInfDistance: answers move either way
+    assert noisy_max.claim == PureDP(2.0) and noisy_max.domain.dtype == "int"
+    assert "LInfDistance: 3 answer(s)" in noisy_max.convention
+    assert opendp_measurement("noisy_max_told_monotonic").claim == PureDP(1.0)
+
+
+@pytest.mark.slow
+def test_opendp_noisy_max_told_its_answers_are_monotonic_is_refuted(dp):
+    from dpfuzz.adapters.standard import opendp_measurement
+
+    misuse = opendp_measurement("noisy_max_told_monotonic")
+    report = misuse.audit(seed=0, budget="quick", max_draws=40_000)
+    assert report.violated
+
+
 def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diffprivlib):
     from dpfuzz import DatasetPair
     from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism, diffprivlib_tool
