@@ -144,12 +144,6 @@ def test_a_fast_path_whose_noise_is_not_the_measurements_is_refuted(dp):
         opendp_target(summed >> dp.m.then_laplace(scale=2.0), transformation=summed)
 
 
-@pytest.fixture
-def diffprivlib():
-    return pytest.importorskip("diffprivlib")
-
-
-@pytest.mark.slow  # one audit, but of a release at ≈ 5,000 calls per second (40 s)
 def test_opendp_measurements_on_one_answer_and_on_linf_answers_are_read(dp):
     from dpfuzz.adapters.standard import opendp_measurement
 
@@ -171,6 +165,12 @@ def test_opendp_noisy_max_told_its_answers_are_monotonic_is_refuted(dp):
     assert report.violated
 
 
+@pytest.fixture
+def diffprivlib():
+    return pytest.importorskip("diffprivlib")
+
+
+@pytest.mark.slow  # one audit, but of a release at ≈ 5,000 calls per second (40 s)
 def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diffprivlib):
     from dpfuzz import DatasetPair
     from dpfuzz.adapters.diffprivlib import diffprivlib_mechanism, diffprivlib_tool
