@@ -98,11 +98,12 @@ def noisy_answer_target(
     return LibraryTarget(mechanism, claim, domain, convention)
 
 
-# Rows an individual holds: that many each, or (fewest, most), searched as a record coordinate.
-Rows = int | tuple[int, int]
+# Rows an individual holds: that many each, or (fewest, most), searched as a record coordinate
+# (a config gives the pair as a list).
+Rows = int | tuple[int, int] | list[int]
 
 
-def row_range(rows: Rows | list[int]) -> tuple[int, int]:
+def row_range(rows: Rows) -> tuple[int, int]:
     """(fewest, most) rows an individual holds under `rows`: an integer ≥ 1, or a pair (fewest,
     most) with 1 ≤ fewest ≤ most (a list, as a config gives it, is read as the pair)."""
     if isinstance(rows, (list, tuple)) and len(rows) == 2:
@@ -116,15 +117,13 @@ def row_range(rows: Rows | list[int]) -> tuple[int, int]:
     return count, count
 
 
-def rows_text(rows: Rows | list[int]) -> str:
+def rows_text(rows: Rows) -> str:
     """How many rows an individual holds, in words: "3 row(s)", or "1 to 3 rows (searched)"."""
     fewest, most = row_range(rows)
     return f"{most} row(s)" if fewest == most else f"{fewest} to {most} rows (searched)"
 
 
-def privacy_id_rows(
-    dataset: np.ndarray, keys: int, rows: Rows | list[int]
-) -> list[tuple[int, int, float]]:
+def privacy_id_rows(dataset: np.ndarray, keys: int, rows: Rows) -> list[tuple[int, int, float]]:
     """(privacy ID, partition, value) rows of keyed records: record i is privacy ID i, a vector
     (partition key, value) holding `rows` rows, or (key, value, count) holding its own count of
     rows (rounded, within `row_range(rows)`), in the partitions key, key + 1, … (mod `keys`), each
@@ -168,19 +167,17 @@ def keyed_rows(columns: Iterable[str], rows: Iterable[Sequence[Any]]) -> dict:
 
 
 def privacy_id_domain(
-    keys: int, values: tuple[float, float], max_size: int, rows: Rows | list[int] = 1
+    keys: int, values: tuple[float, float], max_size: int, rows: Rows = 1
 ) -> Domain:
     """Datasets of 1 to `max_size` keyed records (`privacy_id_rows`): keys in [0, keys − 1],
     values in `values`, and where `rows` is a range, each individual's count of rows in it."""
     fewest, most = row_range(rows)
-    if fewest == most:
-        return Domain(
-            low=(0.0, values[0]), high=(keys - 1.0, values[1]), dim=2, min_size=1, max_size=max_size
-        )
+    counted = (float(fewest),), (float(most),)  # each record's count of rows, when searched
+    low, high = counted if fewest < most else ((), ())
     return Domain(
-        low=(0.0, values[0], float(fewest)),
-        high=(keys - 1.0, values[1], float(most)),
-        dim=3,
+        low=(0.0, values[0], *low),
+        high=(keys - 1.0, values[1], *high),
+        dim=2 + len(low),
         min_size=1,
         max_size=max_size,
     )

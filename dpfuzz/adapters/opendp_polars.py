@@ -54,7 +54,7 @@ def opendp_polars_query(
     epsilon: float = 1.0,
     delta: float = 0.0,
     keys: int = 3,
-    rows: Rows | list[int] = 1,
+    rows: Rows = 1,
     contributions: int | None = None,
     identifier: bool = False,
     values: tuple[float, float] = (-1.0, 2.0),

@@ -66,7 +66,7 @@ def pipelinedp_aggregate(
     strategy: str = "truncated_geometric",
     accountant: str = "naive",
     keys: int = 3,
-    rows: Rows | list[int] = 1,
+    rows: Rows = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -127,7 +127,7 @@ class _Aggregation:
     epsilon: float
     delta: float
     keys: int
-    rows: Rows | list[int]
+    rows: Rows
 
     def __call__(self, dataset: np.ndarray, rng: np.random.Generator) -> dict:
         import pipeline_dp
@@ -181,7 +181,7 @@ def pipelinedp_select_partitions(
     epsilon: float = 1.0,
     delta: float = 1e-5,
     keys: int = 3,
-    rows: Rows | list[int] = 1,
+    rows: Rows = 1,
     max_partitions_contributed: int = 1,
     max_size: int = 40,
     **parameters: Any,
@@ -197,7 +197,7 @@ def pipelinedp_select_partitions(
         **parameters,
     )
     extractors = pipeline_dp.DataExtractors(
-        privacy_id_extractor=lambda row: row[0], partition_extractor=lambda row: row[1]
+        privacy_id_extractor=_column(0), partition_extractor=_column(1)
     )
     # the claim, as the library holds it
     example = _accountant(pipeline_dp, "naive", epsilon, delta)
@@ -264,7 +264,7 @@ def _partitions(public_partitions, strategy: str) -> str:
     )
 
 
-def _convention(accountant: str, rows: Rows | list[int]) -> str:
+def _convention(accountant: str, rows: Rows) -> str:
     return (
         f"one privacy ID (holding {rows_text(rows)}) added or removed; claim from the {accountant}"
         " budget accountant's total epsilon, delta"

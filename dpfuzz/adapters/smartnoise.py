@@ -63,7 +63,7 @@ def smartnoise_query(
     epsilon: float = 1.0,
     delta: float = 1e-3,
     keys: int = 3,
-    rows: Rows | list[int] = 1,
+    rows: Rows = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -131,7 +131,7 @@ class _Reader:
     epsilon: float
     delta: float
     keys: int
-    rows: Rows | list[int]
+    rows: Rows
 
     def __call__(self, dataset: np.ndarray) -> Any:
         import pandas as pd

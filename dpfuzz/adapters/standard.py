@@ -96,7 +96,6 @@ def opendp_measurement(kind: str = "private_quantile", scale: float = 1.0) -> Li
 
     dp = _opendp()
     check_choice("kind", kind, OPENDP_MEASUREMENTS)
-    integers = dp.vector_domain(dp.atom_domain(T=int))
     if kind == "private_quantile":
         records = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False))
         candidates = [index / 10 for index in range(11)]
@@ -112,6 +111,7 @@ def opendp_measurement(kind: str = "private_quantile", scale: float = 1.0) -> Li
         )
     if kind.startswith("noisy_max"):
         metric = dp.linf_distance(T=int, monotonic=kind == "noisy_max_told_monotonic")
+        integers = dp.vector_domain(dp.atom_domain(T=int))
         measurement = dp.m.make_noisy_max(integers, metric, dp.max_divergence(), scale=scale)
         return opendp_target(measurement, answers=3, name=f"OpenDP {kind.replace('_', ' ')}")
     scalar = dp.atom_domain(T=float, nan=False)

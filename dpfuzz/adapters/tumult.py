@@ -56,7 +56,7 @@ def tumult_query(
     protected_change: str = "add_one_row",
     grouped: bool = False,
     keys: int = 3,
-    rows: Rows | list[int] = 1,
+    rows: Rows = 1,
     bounds: tuple[float, float] = (0.0, 1.0),
     values: tuple[float, float] = (-1.0, 2.0),
     max_size: int = 6,
@@ -147,7 +147,7 @@ class _Copies:
     truncate: bool  # each individual truncated to one row (`MaxRowsPerID`)
     by: dict[str, list[int]]
     keys: int
-    rows: Rows | list[int]
+    rows: Rows
     # each dataset's draws not yet returned
     unused: OrderedDict[bytes, np.ndarray] = field(default_factory=OrderedDict)
 
