@@ -5,7 +5,8 @@ Each output gains a last coordinate, ``error``: 0 when the call returned, else t
 exception's type, 1 + CRC-32 of its qualified name mod 9973 (the same in every process, so draws
 made in worker processes agree). A call that raised releases zeros in the value coordinates. The
 event "error = code" then separates a dataset whose release raises from a neighbour whose release
-does not, and reports name the exception's type (`ErrorWords`)."""
+does not, and reports name the exception's type (`ErrorWords`). A panic of a Rust-backed
+library (pyo3's ``PanicException``, a ``BaseException``) is an outcome too."""
 
 from __future__ import annotations
 
@@ -39,6 +40,12 @@ def raised_words(code: int, names: dict[int, str]) -> str:
     return f"raised {names.get(code, f'an exception of code {code}')}"
 
 
+def released(error: BaseException) -> bool:
+    """Whether `error` is a release's outcome: an `Exception`, or a Rust panic surfaced by pyo3
+    (``PanicException`` derives from ``BaseException``); never an interrupt or an exit."""
+    return isinstance(error, Exception) or type(error).__name__ == "PanicException"
+
+
 class ErrorOutcomes:
     """`function(dataset, rng)` (and `batch(dataset, count, rng)`, if given) with exceptions
     released as outputs; the value's shape is learnt from the first call that returns (before
@@ -54,7 +61,9 @@ class ErrorOutcomes:
         """One output, with its error coordinate."""
         try:
             value = np.asarray(self.function(dataset, rng), dtype=float)
-        except Exception as error:
+        except BaseException as error:
+            if not released(error):
+                raise
             return np.append(np.zeros(self.shape).ravel(), self._code(error))
         self.shape = value.shape
         return np.append(value.ravel(), 0.0)
@@ -65,12 +74,14 @@ class ErrorOutcomes:
             raise ValueError("ErrorOutcomes.many needs a batch function.")
         try:
             values = np.asarray(self.batch(dataset, count, rng), dtype=float)
-        except Exception:
+        except BaseException as error:
+            if not released(error):
+                raise
             return np.stack([self.one(dataset, rng) for _ in range(count)])
         self.shape = values.shape[1:]
         return np.column_stack([values.reshape(count, -1), np.zeros(count)])
 
-    def _code(self, error: Exception) -> int:
+    def _code(self, error: BaseException) -> int:
         name = type(error).__qualname__
         code = error_code(name)
         self.names[code] = name

@@ -184,6 +184,10 @@ class Keyed(Encoder):
         self.labels.freeze()
 
     @property
+    def sized(self) -> bool:
+        return self.slots is not None and self.frozen
+
+    @property
     def width(self) -> int:
         return 2 * (self.slots or 0) + 2
 
@@ -334,12 +338,16 @@ class Model(Encoder):
         "feature_importances_",
     )
 
-    def __init__(self, shapes: dict[str, tuple] | None = None):
+    def __init__(
+        self, shapes: dict[str, tuple] | None = None, attributes: tuple[str, ...] | None = None
+    ):
         """`shapes` (attribute name → shape) fixes the encoding before any model is seen, for a
-        release whose first calls may raise (``structured(..., errors="outcome")``)."""
+        release whose first calls may raise (``structured(..., errors="outcome")``); `attributes`
+        names the attributes read instead of `ATTRIBUTES` (``("cluster_centers_", "inertia_")``)."""
         self.shapes: dict[str, tuple] = {
             name: tuple(shape) for name, shape in (shapes or {}).items()
         }
+        self.attributes = tuple(attributes) if attributes else self.ATTRIBUTES
         self.other_shapes: dict[int, str] = {}  # the codes seen in this process, and their shapes
 
     @property
@@ -350,7 +358,7 @@ class Model(Encoder):
         if not self.shapes:
             self.shapes = {
                 name: np.shape(getattr(outputs[0], name))
-                for name in self.ATTRIBUTES
+                for name in self.attributes
                 if _numeric(getattr(outputs[0], name, None))
             }
 
@@ -531,9 +539,13 @@ class _ListOutputs:
     def __call__(self, dataset, rng):
         if not self.catch:
             return _Boxed(self.function(dataset, rng))
+        from dpfuzz.error_outcomes import released
+
         try:
             return _Boxed(self.function(dataset, rng))
-        except Exception as error:
+        except BaseException as error:
+            if not released(error):
+                raise
             return _Boxed(_Raised(type(error).__qualname__))
 
 

@@ -6,6 +6,7 @@ import pytest
 from dpfuzz import Domain, InvalidArgument, MechanismError, PureDP, audit, per_call
 from dpfuzz.catalogue import entry
 from dpfuzz.error_outcomes import error_code
+from dpfuzz.outputs import structured
 
 
 def picky(dataset, rng):
@@ -59,6 +60,30 @@ def test_the_catalogue_pair_raising_is_refuted_and_clamping_is_not(seed):
     options = {"seed": seed, "budget": "quick", "max_draws": 200_000}
     assert audit(raising(), raising.claim(), raising.domain(), **options).violated
     assert not audit(clamping(), clamping.claim(), clamping.domain(), **options).violated
+
+
+class PanicException(BaseException):
+    """The shape of pyo3's panic: a Rust-backed library's panic is a ``BaseException``."""
+
+
+def panicky(dataset, rng):
+    if dataset.size > 1:
+        raise PanicException("adding noise to number of records resulted in a negative number")
+    return rng.normal()
+
+
+def test_a_rust_panic_is_an_outcome_and_an_interrupt_is_not(rng):
+    mechanism = per_call(panicky, errors="outcome")
+    assert mechanism(np.zeros(2), 2, rng)[0, 1] == error_code("PanicException")
+    release = structured(lambda dataset, rng: {"value": panicky(dataset, rng)}, errors="outcome")
+    returned, panicked = release(np.zeros(1), 1, rng), release(np.zeros(2), 1, rng)
+    assert returned.shape == panicked.shape and not np.array_equal(returned, panicked)
+
+    def interrupted(dataset, rng):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        per_call(interrupted, errors="outcome")(np.zeros(1), 1, rng)
 
 
 def test_an_unknown_errors_choice_is_refused():

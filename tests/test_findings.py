@@ -69,19 +69,22 @@ def test_the_exact_model_matches_diffprivlibs_own_forest(exact, shuffle):
 
 
 @pytest.mark.parametrize(
-    "script",
+    ("script", "library", "size"),
     [
-        "diffprivlib_forest_add_remove.py",
-        "diffprivlib_forest_shuffle.py",
-        "diffprivlib_classes_from_data.py",
-        "forest_exact.py",
+        ("diffprivlib_forest_add_remove.py", "diffprivlib", 60),
+        ("diffprivlib_forest_shuffle.py", "diffprivlib", 60),
+        ("diffprivlib_classes_from_data.py", "diffprivlib", 60),
+        ("diffprivlib_kmeans_attributes.py", "diffprivlib", 60),
+        ("forest_exact.py", "diffprivlib", 60),
+        # beside smartnoise-sql (README); 40 MWEM and 20 MST fits per side
+        ("smartnoise_synth_categories.py", "snsynth", 40),
     ],
 )
 @pytest.mark.slow
-def test_each_findings_script_runs_at_a_small_size(script):
-    pytest.importorskip("diffprivlib")
+def test_each_findings_script_runs_at_a_small_size(script, library, size):
+    pytest.importorskip(library)
     done = subprocess.run(
-        [sys.executable, str(FINDINGS / script), "60"],
+        [sys.executable, str(FINDINGS / script), str(size)],
         capture_output=True,
         text=True,
         timeout=300,

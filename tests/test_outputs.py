@@ -185,6 +185,25 @@ def test_structured_releases_can_release_their_errors_as_outcomes():
         structured(lambda dataset, num_samples, rng: [1] * num_samples, errors="outcome")
 
 
+def test_keyed_results_with_given_keys_and_models_of_named_attributes_have_a_known_width():
+    def counts(dataset, rng):  # raises on one record, as MWEM on a table of one distinct row
+        if len(dataset) < 2:
+            raise ZeroDivisionError("one bin")
+        return {"a": 1, "b": 2}
+
+    mechanism = structured(counts, encoder=Keyed(keys=["a", "b"]), errors="outcome")
+    rng = np.random.default_rng(0)
+    assert Keyed(keys=["a"]).sized and not Keyed().sized
+    assert mechanism(np.zeros(1), 2, rng).shape == mechanism(np.zeros(2), 2, rng).shape == (2, 7)
+
+    class Clustered:
+        cluster_centers_, inertia_, labels_ = np.zeros((2, 2)), 0.25, np.zeros(5)
+
+    model = Model(attributes=("cluster_centers_", "inertia_"))
+    model.learn([Clustered()])
+    assert model.columns[-2:] == ["inertia_", "shape (0 = as learnt)"] and model.width == 6
+
+
 def test_outputs_it_cannot_encode_say_what_to_do():
     with pytest.raises(MechanismError, match="give structured\\(release, encoder=...\\)"):
         auto_encoder([object()])

@@ -32,7 +32,8 @@ float64 and leaks through the low bits: audit with ``arithmetic="float"`` to tes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +173,7 @@ LABELLED = {
     "RandomForestClassifier": "class",
 }
 TREES = ("DecisionTreeClassifier", "RandomForestClassifier")
+DATA_BOUNDS = ("bounds", "bounds_X", "bounds_y", "data_norm")  # read from the data when absent
 
 
 def _model_options(name: str, features: int) -> dict[str, Any]:
@@ -192,23 +194,30 @@ def _model_options(name: str, features: int) -> dict[str, Any]:
 
 
 def _model_mechanism(
-    name: str, release: Callable, features: int, public_records: bool
+    name: str,
+    release: Callable,
+    features: int,
+    public_records: bool,
+    attributes: Sequence[str] | None = None,
 ) -> PerCallMechanism | StructuredMechanism:
     """`release` as a mechanism: trees release their predictions on a grid of probes; other
-    models are structured outputs (`dpfuzz.outputs.Model`); without public records a fit may
-    raise (LogisticRegression on one class), and the error is an outcome."""
+    models are structured outputs (`dpfuzz.outputs.Model`, reading `attributes` if given); without
+    public records a fit may raise (LogisticRegression on one class), and the error is an
+    outcome."""
     from dpfuzz.outputs import Model, structured
 
     if name in TREES:
         return per_call(release)
     if public_records:
-        return structured(release, encoder=Model())
+        return structured(release, encoder=Model(attributes=tuple(attributes or ())))
     shapes = (
         {"classes_": (2,), "coef_": (1, features), "intercept_": (1,)}
         if name == "LogisticRegression"
         else None
     )
-    return structured(release, encoder=Model(shapes), errors="outcome")
+    return structured(
+        release, encoder=Model(shapes, attributes=tuple(attributes or ())), errors="outcome"
+    )
 
 
 def diffprivlib_model(
@@ -219,12 +228,16 @@ def diffprivlib_model(
     max_size: int = 6,
     relation: str | None = None,
     public_records: bool = True,
+    attributes: Sequence[str] | None = None,
+    bounds_from_data: bool = False,
     **arguments: Any,
 ) -> LibraryTarget:
     """An audit target for ``diffprivlib.models.<name>`` fitted on records in [0, 1]^features (a
     class label in {0, 1} or a target in [0, 1] as the last coordinate, where the model takes one),
     releasing the fitted model's parameters (`dpfuzz.outputs.Model`, whose ``classes_`` and shapes
-    show which classes a model has).
+    show which classes a model has), or the fitted `attributes` named (``["inertia_"]``).
+    ``bounds_from_data=True`` is the misuse diffprivlib warns of: no bounds (nor ``data_norm``)
+    given, so the model reads them from the data (`PrivacyLeakWarning`).
 
     With `public_records` every dataset also holds two fixed public records, one of each class
     (neighbours stay neighbours), so that every fit is defined and both classes are always
@@ -239,6 +252,8 @@ def diffprivlib_model(
     relation = relation or own
     label = LABELLED.get(name)
     options = {**_model_options(name, features), **arguments}
+    if bounds_from_data:
+        options = {key: value for key, value in options.items() if key not in DATA_BOUNDS}
     base = (
         np.array([[0.5] * features + [0.0], [0.5] * features + [1.0]])
         if label
@@ -247,8 +262,12 @@ def diffprivlib_model(
     probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
     model = getattr(diffprivlib.models, name)
     release = _ModelFit(model, epsilon, options, base, label, probes if name in TREES else None)
-    mechanism = _model_mechanism(name, release, features, public_records)
-    mechanism.name = f"diffprivlib.models.{name}"
+    mechanism = _model_mechanism(name, release, features, public_records, attributes)
+    mechanism.name = (
+        f"diffprivlib.models.{name}"
+        + (f" ({', '.join(attributes)})" if attributes else "")
+        + (" (bounds from the data)" if bounds_from_data else "")
+    )
     domain = Domain(
         low=0.0,
         high=1.0,
@@ -296,11 +315,13 @@ class _ModelFit:
             accountant=diffprivlib.BudgetAccountant(),
             **self.options,
         )
-        if self.label:
-            target = np.round(records[:, -1]) if self.label == "class" else records[:, -1]
-            model.fit(records[:, :-1], target)
-        else:
-            model.fit(records)
+        with warnings.catch_warnings():  # the misuse targets read their bounds from the data
+            warnings.simplefilter("ignore", diffprivlib.utils.PrivacyLeakWarning)
+            if self.label:
+                target = np.round(records[:, -1]) if self.label == "class" else records[:, -1]
+                model.fit(records[:, :-1], target)
+            else:
+                model.fit(records)
         if self.probes is None:
             return model
         return np.concatenate(

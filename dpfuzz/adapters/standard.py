@@ -312,6 +312,15 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options: An
     return private_query(query, **options)
 
 
+# -- SmartNoise Synth (beside SmartNoise SQL, whose version it pins) ---------------------------
+def smartnoise_synthesizer(synthesizer: str = "mst", **options: Any) -> LibraryTarget:
+    """A SmartNoise synthesizer fitted and sampled (`dpfuzz.adapters.smartnoise_synth`)."""
+    _library("snsynth", "synth")
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_synthesizer as synthesize
+
+    return synthesize(synthesizer, **options)
+
+
 # -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------
 def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options: Any) -> LibraryTarget:
     """DP-SGD steps in jax-privacy, full-batch or Poisson-sampled (`dpfuzz.adapters.jaxprivacy`)."""
@@ -319,6 +328,15 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options: Any) -> Libr
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
 
     return step(noise_multiplier, **options)
+
+
+# -- TF Privacy (its own environment: TensorFlow 2.15 needs numpy < 2) ------------------------
+def tfprivacy_dpsgd(noise_multiplier: float = 1.0, **options: Any) -> LibraryTarget:
+    """DP-SGD steps with TF Privacy's Keras DP optimizers (`dpfuzz.adapters.tfprivacy`)."""
+    _library("tensorflow_privacy", "tfprivacy")
+    from dpfuzz.adapters.tfprivacy import tfprivacy_dpsgd as steps
+
+    return steps(noise_multiplier, **options)
 
 
 # -- Tumult Analytics (its own environment: it pins numpy 1.26, pandas 1.5, PySpark 3.5) --------

@@ -610,6 +610,24 @@ def test_diffprivlib_logistic_regression_leaks_its_classes_and_its_single_class_
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_diffprivlib_kmeans_inertia_and_bounds_read_from_the_data_are_refuted(diffprivlib):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.diffprivlib import diffprivlib_model
+
+    # inertia_ ≤ 2 · 1/2 on the two public records at (1/2, 1/2) alone; a record at (0, 0) adds
+    # up to 2 (findings/diffprivlib_kmeans_attributes.py)
+    exposed = diffprivlib_model("KMeans", attributes=["cluster_centers_", "inertia_"])
+    outputs = exposed.mechanism(np.zeros((0, 2)), 300, np.random.default_rng(0))
+    assert outputs.shape == (300, 6) and outputs[:, 4].max() <= 1.0
+    pair = DatasetPair(np.zeros((0, 2)), np.zeros((1, 2)))
+    options = {"finder": [pair], "seed": 0, "max_draws": 20_000}
+    assert audit(exposed.mechanism, exposed.claim, exposed.domain, **options).violated
+    # without bounds, the centres stay within the data's own range (PrivacyLeakWarning)
+    misused = diffprivlib_model("KMeans", bounds_from_data=True)
+    assert audit(misused.mechanism, misused.claim, misused.domain, **options).violated
+
+
 def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
     # Exact (findings/forest_exact.py): with 4 trees, adding a record to the two fixed ones moves
     # one of them to another tree; the event "tree 1 says 0, tree 2 says 1" at their point has
@@ -798,8 +816,9 @@ def test_smartnoise_uncensored_group_by_is_refuted_and_censored_is_not(snsql):
     assert not censored.audit(**options).violated
 
 
-def test_the_smartnoise_and_jaxprivacy_example_in_the_guide_runs(snsql, monkeypatch):
-    pytest.importorskip("jax_privacy")
+def run_guide_blocks(marker: str, monkeypatch) -> int:
+    """Run the libraries guide's Python blocks that mention `marker`, each audit at a quick budget;
+    how many ran."""
     import re
     from pathlib import Path
 
@@ -819,13 +838,19 @@ def test_the_smartnoise_and_jaxprivacy_example_in_the_guide_runs(snsql, monkeypa
     blocks = [
         block
         for block in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
-        if "dpfuzz.adapters.smartnoise" in block
+        if marker in block
     ]
-    assert len(blocks) == 1
-    exec(
-        compile(blocks[0], "docs/guide/libraries.md (SmartNoise, jax-privacy)", "exec"),
-        {"__name__": "__docs__"},
-    )
+    for block in blocks:
+        exec(
+            compile(block, f"docs/guide/libraries.md ({marker})", "exec"), {"__name__": "__docs__"}
+        )
+    return len(blocks)
+
+
+def test_the_smartnoise_and_jaxprivacy_examples_in_the_guide_run(snsql, monkeypatch):
+    pytest.importorskip("jax_privacy")
+    pytest.importorskip("snsynth")
+    assert run_guide_blocks("dpfuzz.adapters.smartnoise", monkeypatch) == 2
 
 
 @pytest.fixture
@@ -880,6 +905,86 @@ def test_jaxprivacy_poisson_steps_sample_each_example_and_a_wrong_sampling_is_re
     misuse = jaxprivacy_dpsgd_step(1.0, delta=1e-3, sampling_rate=0.25, sample=False)
     pair = DatasetPair(np.zeros((0, 2)), np.array([[1.0, 1.0]]))
     assert audit(misuse.mechanism, misuse.claim, misuse.domain, finder=[pair], seed=0).violated
+
+
+@pytest.fixture
+def snsynth():
+    return pytest.importorskip("snsynth")  # beside smartnoise-sql, whose version it pins
+
+
+def test_smartnoise_synth_claims_cells_and_refusals(snsynth):
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_synthesizer
+
+    mst = smartnoise_synthesizer("mst", epsilon=2.0, categories=(2, 3))
+    assert mst.claim == ApproxDP(2.0, 1e-9) and mst.domain.relation.name == "add_remove"
+    assert smartnoise_synthesizer("mwem").claim == PureDP(1.0)
+    assert mst.domain.dim == 2 and mst.domain.dtype == "int" and mst.domain.high[1] == 2
+    # one fit: 20 rows, counted in each of the 2 × 3 declared cells (a state and a count each),
+    # two columns for undeclared keys and one for an exception's type
+    output = mst.mechanism(np.array([[0, 0], [1, 2]]), 1, np.random.default_rng(0))
+    assert output.shape == (1, 2 * 6 + 2 + 1) and output[0, 1:12:2].sum() == 20
+    with pytest.raises(InvalidArgument, match="categories"):
+        smartnoise_synthesizer("mwem", categories=(3, 1))
+    with pytest.raises(InvalidArgument, match="delta"):
+        smartnoise_synthesizer("pacsynth")
+
+
+def test_smartnoise_mwem_bins_columns_from_the_data(snsynth):
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_synthesizer
+
+    mwem = smartnoise_synthesizer("mwem")  # categories 0 … 2 declared in a fitted transformer
+    rng = np.random.default_rng(0)
+    without, with_zero = np.array([[2, 2], [1, 1]]), np.array([[2, 2], [1, 1], [0, 0]])
+    # cell (0, 0) is the first key: MWEM's bins start at each column's smallest value in the data
+    assert np.all(mwem.mechanism(without, 30, rng)[:, 1] == 0)
+    assert np.any(mwem.mechanism(with_zero, 30, rng)[:, 1] > 0)
+
+
+@pytest.fixture
+def tensorflow_privacy():
+    # its own environment (beside Tumult Analytics): TensorFlow 2.15 needs numpy < 2
+    return pytest.importorskip("tensorflow_privacy")
+
+
+def test_tfprivacy_claim_is_its_statement_and_noise_is_clip_times_sigma_over_b(
+    tensorflow_privacy,
+):
+    import dp_accounting
+
+    from dpfuzz.adapters.tfprivacy import tfprivacy_dpsgd
+
+    target = tfprivacy_dpsgd(2.0, l2_norm_clip=0.5, delta=1e-3)
+    rdp = dp_accounting.rdp.RdpAccountant().compose(dp_accounting.GaussianDpEvent(2.0))
+    assert target.claim.epsilon == pytest.approx(rdp.get_epsilon(1e-3), abs=1e-3)
+    # microbatches of 2: the statement halves the noise multiplier (sensitivity 2 × clip)
+    halved = rdp.__class__().compose(dp_accounting.GaussianDpEvent(1.0)).get_epsilon(1e-3)
+    assert tfprivacy_dpsgd(2.0, delta=1e-3, microbatch_size=2).claim.epsilon == pytest.approx(
+        halved, abs=1e-3
+    )
+    # one example (1, 1) in a batch of 4 at w = 0, learning rate 1: the weights move by its
+    # clipped gradient x/2 (norm 0.707, clipped to 0.5) over 4, plus noise σ·C/4 = 0.25
+    outputs = target.mechanism(np.array([[1.0, 1.0]]), 20_000, np.random.default_rng(0))
+    assert np.allclose(outputs.mean(axis=0), 0.5 / np.sqrt(2) / 4, atol=0.01)
+    assert np.allclose(outputs.std(axis=0), 0.25, atol=0.01)
+
+
+def test_the_tfprivacy_example_in_the_guide_runs(tensorflow_privacy, monkeypatch):
+    assert run_guide_blocks("dpfuzz.adapters.tfprivacy", monkeypatch) == 1
+
+
+def test_tfprivacy_half_noise_and_untold_microbatches_are_refuted(tensorflow_privacy):
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.tfprivacy import tfprivacy_dpsgd
+
+    assert tfprivacy_dpsgd(1.0, delta=1e-3, optimizer_noise_multiplier=0.5).audit(seed=0).violated
+    # one microbatch holds both examples: its clipped mean turns from +C to −C (2 × clip)
+    pair = DatasetPair(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5], [-1.0, -1.0]]))
+    options = {"finder": [pair], "seed": 0, "max_draws": 40_000}
+    # told of the microbatches, the statement halves σ: this pair's exact ε (the claim test)
+    untold = tfprivacy_dpsgd(
+        1.0, delta=1e-3, microbatch_size=2, l2_norm_clip=0.01, used_microbatching=False
+    )
+    assert audit(untold.mechanism, untold.claim, untold.domain, **options).violated
 
 
 @pytest.fixture
