@@ -199,15 +199,21 @@ def _model_mechanism(
     features: int,
     public_records: bool,
     attributes: Sequence[str] | None = None,
+    example: np.ndarray | None = None,
 ) -> PerCallMechanism | StructuredMechanism:
     """`release` as a mechanism: trees release their predictions on a grid of probes; other
-    models are structured outputs (`dpfuzz.outputs.Model`, reading `attributes` if given); without
-    public records a fit may raise (LogisticRegression on one class), and the error is an
-    outcome."""
+    models are structured outputs (`dpfuzz.outputs.Model`, reading `attributes` if given). Where
+    a fit may raise, the error is an outcome: without public records (LogisticRegression on one
+    class), or given an `example` dataset whose fit teaches the encoding first (PCA raises when
+    it reads its norm from data of one point)."""
     from dpfuzz.outputs import Model, structured
 
     if name in TREES:
         return per_call(release)
+    if example is not None:  # the encoding is learnt from one fit on `example`
+        learnt = Model(attributes=tuple(attributes or ()))
+        learnt.learn([release(example, np.random.default_rng(0))])
+        return structured(release, encoder=learnt, errors="outcome")
     if public_records:
         return structured(release, encoder=Model(attributes=tuple(attributes or ())))
     shapes = (
@@ -262,7 +268,11 @@ def diffprivlib_model(
     probes = np.array(np.meshgrid(*[[0.0, 0.5, 1.0]] * features)).reshape(features, -1).T
     model = getattr(diffprivlib.models, name)
     release = _ModelFit(model, epsilon, options, base, label, probes if name in TREES else None)
-    mechanism = _model_mechanism(name, release, features, public_records, attributes)
+    width = features + (1 if label else 0)
+    corners = np.array(np.meshgrid(*[[0.0, 1.0]] * width)).reshape(width, -1).T
+    mechanism = _model_mechanism(
+        name, release, features, public_records, attributes, corners if bounds_from_data else None
+    )
     mechanism.name = (
         f"diffprivlib.models.{name}"
         + (f" ({', '.join(attributes)})" if attributes else "")

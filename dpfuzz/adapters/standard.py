@@ -16,12 +16,17 @@ from dpfuzz.errors import InvalidArgument, LibraryMissing
 from dpfuzz.validation import check_choice, did_you_mean
 
 
-def _library(module: str, extra: str):
+def _library(module: str, extra: str, own_environment: bool = False):
     try:
         return importlib.import_module(module)
     except ImportError as error:
+        where = (
+            " in an environment of its own, as its pins need (docs/guide/libraries.md)"
+            if own_environment
+            else ""
+        )
         raise LibraryMissing(
-            f'{module} is not installed: pip install "dpfuzz[{extra}]" ({error}).'
+            f'{module} is not installed: pip install "dpfuzz[{extra}]"{where} ({error}).'
         ) from error
 
 
@@ -306,7 +311,7 @@ def opacus_step(
 # -- SmartNoise SQL (its own environment: it pins opendp 0.14) ----------------------------------
 def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options: Any) -> LibraryTarget:
     """`PrivateReader.execute(query)` over pandas (`dpfuzz.adapters.smartnoise`)."""
-    _library("snsql", "smartnoise")
+    _library("snsql", "smartnoise", own_environment=True)
     from dpfuzz.adapters.smartnoise import smartnoise_query as private_query
 
     return private_query(query, **options)
@@ -315,7 +320,7 @@ def smartnoise_query(query: str = "SELECT COUNT(*) AS n FROM T.T", **options: An
 # -- SmartNoise Synth (beside SmartNoise SQL, whose version it pins) ---------------------------
 def smartnoise_synthesizer(synthesizer: str = "mst", **options: Any) -> LibraryTarget:
     """A SmartNoise synthesizer fitted and sampled (`dpfuzz.adapters.smartnoise_synth`)."""
-    _library("snsynth", "synth")
+    _library("snsynth", "synth", own_environment=True)
     from dpfuzz.adapters.smartnoise_synth import smartnoise_synthesizer as synthesize
 
     return synthesize(synthesizer, **options)
@@ -324,7 +329,7 @@ def smartnoise_synthesizer(synthesizer: str = "mst", **options: Any) -> LibraryT
 # -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------
 def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options: Any) -> LibraryTarget:
     """DP-SGD steps in jax-privacy, full-batch or Poisson-sampled (`dpfuzz.adapters.jaxprivacy`)."""
-    _library("jax_privacy", "jaxprivacy")
+    _library("jax_privacy", "jaxprivacy", own_environment=True)
     from dpfuzz.adapters.jaxprivacy import jaxprivacy_dpsgd_step as step
 
     return step(noise_multiplier, **options)
@@ -333,7 +338,7 @@ def jaxprivacy_dpsgd_step(noise_multiplier: float = 1.0, **options: Any) -> Libr
 # -- TF Privacy (its own environment: TensorFlow 2.15 needs numpy < 2) ------------------------
 def tfprivacy_dpsgd(noise_multiplier: float = 1.0, **options: Any) -> LibraryTarget:
     """DP-SGD steps with TF Privacy's Keras DP optimizers (`dpfuzz.adapters.tfprivacy`)."""
-    _library("tensorflow_privacy", "tfprivacy")
+    _library("tensorflow_privacy", "tfprivacy", own_environment=True)
     from dpfuzz.adapters.tfprivacy import tfprivacy_dpsgd as steps
 
     return steps(noise_multiplier, **options)
@@ -342,7 +347,7 @@ def tfprivacy_dpsgd(noise_multiplier: float = 1.0, **options: Any) -> LibraryTar
 # -- Tumult Analytics (its own environment: it pins numpy 1.26, pandas 1.5, PySpark 3.5) --------
 def tumult_query(statistic: str = "count", **options: Any) -> LibraryTarget:
     """A Tumult Analytics query on a local Spark session (`dpfuzz.adapters.tumult`)."""
-    _library("tmlt.analytics", "tumult")
+    _library("tmlt.analytics", "tumult", own_environment=True)
     from dpfuzz.adapters.tumult import tumult_query as query
 
     return query(statistic, **options)

@@ -86,9 +86,15 @@ def tfprivacy_dpsgd(
     release = per_call(
         lambda dataset, rng: training.batch(dataset, 1, rng)[0], batch=training.batch
     )
+    added = (
+        f", the optimizer's {optimizer_noise_multiplier:g}"
+        if optimizer_noise_multiplier not in (None, noise_multiplier)
+        else ""
+    )
     release.name = (
         f"TF Privacy {optimizer_name(optimizer, vectorized)}, {steps} step(s), microbatches of"
-        f" {microbatch_size} (noise multiplier {noise_multiplier:g}, clip {l2_norm_clip:g})"
+        f" {microbatch_size} (noise multiplier {noise_multiplier:g}{added},"
+        f" clip {l2_norm_clip:g})"
     )
     domain = Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=max_size)
     convention = (

@@ -626,6 +626,11 @@ def test_a_diffprivlib_kmeans_inertia_and_bounds_read_from_the_data_are_refuted(
     # without bounds, the centres stay within the data's own range (PrivacyLeakWarning)
     misused = diffprivlib_model("KMeans", bounds_from_data=True)
     assert audit(misused.mechanism, misused.claim, misused.domain, **options).violated
+    # PCA reads its norm from the data: records all at one point raise, an outcome of its own
+    pca = diffprivlib_model("PCA", bounds_from_data=True)
+    rng = np.random.default_rng(0)
+    assert pca.mechanism(np.array([[0.5, 0.5]]), 2, rng)[:, -1].all()
+    assert not pca.mechanism(np.array([[0.0, 1.0]]), 2, rng)[:, -1].any()
 
 
 def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_added(diffprivlib):
