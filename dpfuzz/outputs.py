@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfuzz.error_outcomes import error_code, error_column, raised_words, short_code
+from dpfuzz.error_outcomes import error_code, error_column, raised_words, released, short_code
 from dpfuzz.errors import InvalidArgument, MechanismError
 from dpfuzz.mechanism import is_mechanism, mechanism_name, per_call
 from dpfuzz.validation import check_choice, check_int
@@ -539,8 +539,6 @@ class _ListOutputs:
     def __call__(self, dataset, rng):
         if not self.catch:
             return _Boxed(self.function(dataset, rng))
-        from dpfuzz.error_outcomes import released
-
         try:
             return _Boxed(self.function(dataset, rng))
         except BaseException as error:

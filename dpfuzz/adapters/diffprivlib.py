@@ -210,20 +210,19 @@ def _model_mechanism(
 
     if name in TREES:
         return per_call(release)
+    names = tuple(attributes or ())
     if example is not None:  # the encoding is learnt from one fit on `example`
-        learnt = Model(attributes=tuple(attributes or ()))
+        learnt = Model(attributes=names)
         learnt.learn([release(example, np.random.default_rng(0))])
         return structured(release, encoder=learnt, errors="outcome")
     if public_records:
-        return structured(release, encoder=Model(attributes=tuple(attributes or ())))
+        return structured(release, encoder=Model(attributes=names))
     shapes = (
         {"classes_": (2,), "coef_": (1, features), "intercept_": (1,)}
         if name == "LogisticRegression"
         else None
     )
-    return structured(
-        release, encoder=Model(shapes, attributes=tuple(attributes or ())), errors="outcome"
-    )
+    return structured(release, encoder=Model(shapes, attributes=names), errors="outcome")
 
 
 def diffprivlib_model(
@@ -270,9 +269,8 @@ def diffprivlib_model(
     release = _ModelFit(model, epsilon, options, base, label, probes if name in TREES else None)
     width = features + (1 if label else 0)
     corners = np.array(np.meshgrid(*[[0.0, 1.0]] * width)).reshape(width, -1).T
-    mechanism = _model_mechanism(
-        name, release, features, public_records, attributes, corners if bounds_from_data else None
-    )
+    example = corners if bounds_from_data else None  # a fit may raise: learn its encoding first
+    mechanism = _model_mechanism(name, release, features, public_records, attributes, example)
     mechanism.name = (
         f"diffprivlib.models.{name}"
         + (f" ({', '.join(attributes)})" if attributes else "")

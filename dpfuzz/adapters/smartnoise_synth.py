@@ -20,7 +20,7 @@ The release is the synthetic table's count in every cell of the declared categor
 keyed by the cell (`dpfuzz.outputs.Keyed`). Sampling: one fit per draw (SmartNoise's
 noise comes from numpy's, Python's and Rust's global generators, not the audit's): audits are
 valid but not bit-reproducible. A fit that raises (MWEM on a table of one distinct row, pac-synth's
-panics on small tables) releases its exception's type (``per_call(..., errors="outcome")``).
+panics on small tables) releases its exception's type (``structured(..., errors="outcome")``).
 """
 
 from __future__ import annotations
