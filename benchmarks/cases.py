@@ -4,14 +4,15 @@ certificates it allows."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 from scipy import stats
 from sklearn.isotonic import IsotonicRegression
 
-from dpfuzz import DatasetPair, Domain, estimate_epsilon
-from dpfuzz.catalogue import entry
+from dpfuzz import ApproxDP, DatasetPair, Domain, PureDP, estimate_epsilon
+from dpfuzz.catalogue import catalogue, entry
 from dpfuzz.testers.bounds import pure_dp_epsilon_lower, wilson_lower, wilson_upper
 
 
@@ -220,3 +221,68 @@ SVT3_PAIRS = {
     "all answers up: [0]*10 / [1]*10": (np.zeros(10), np.ones(10)),
     "one up, the rest down: [0]*10 / [1]+[-1]*9": (np.zeros(10), np.r_[1.0, -np.ones(9)]),
 }
+
+
+# -- draws to a verdict: the catalogue's (ε, δ) bugs and releases drawing one output per call
+COUNTS = Domain(low=0.0, high=1.0, min_size=0, max_size=5, relation="add_remove")
+ADDED = DatasetPair(np.zeros(0), np.array([1.0]))
+
+
+def laplace_half_noise(dataset, num_samples, rng):
+    """ΣX + Lap(0.5) under a claim of ε = 1: ε = 2."""
+    return np.sum(dataset) + rng.laplace(0.0, 0.5, num_samples)
+
+
+def geometric_twice(dataset, num_samples, rng):
+    """A count with two-sided geometric noise at ε = 2 under a claim of ε = 1."""
+    p = 1 - math.exp(-2.0)
+    return np.sum(dataset) + rng.geometric(p, num_samples) - rng.geometric(p, num_samples)
+
+
+def moving_atom(dataset, num_samples, rng):
+    """ΣX + Lap(1), except that one output in ten is ΣX itself: an atom on each side."""
+    exact = rng.random(num_samples) < 0.1
+    return np.sum(dataset) + np.where(exact, 0.0, rng.laplace(0.0, 1.0, num_samples))
+
+
+def gaussian_delta(sigma: float, epsilon: float) -> float:
+    """The exact δ(ε) of N(0, σ²) noise on a sensitivity-1 sum (Balle & Wang 2018, Thm 8)."""
+    from scipy.stats import norm
+
+    return float(
+        norm.cdf(0.5 / sigma - epsilon * sigma)
+        - math.exp(epsilon) * norm.cdf(-0.5 / sigma - epsilon * sigma)
+    )
+
+
+def gaussian_wrong_delta(dataset, num_samples, rng):
+    """ΣX + N(0, σ²) with σ exactly (1, 10⁻²)-DP under a claim of (1, 10⁻⁵)."""
+    from scipy.optimize import brentq
+
+    sigma = brentq(lambda s: gaussian_delta(s, 1.0) - 1e-2, 0.1, 10.0)
+    return np.sum(dataset) + rng.normal(0.0, sigma, num_samples)
+
+
+WRITTEN = {
+    "Laplace, half the noise (per call)": (laplace_half_noise, PureDP(1.0)),
+    "geometric count, ε = 2 (per call)": (geometric_twice, PureDP(1.0)),
+    "an atom on each side (per call)": (moving_atom, PureDP(1.0)),
+    "Gaussian for δ = 10⁻² (per call)": (gaussian_wrong_delta, ApproxDP(1.0, 1e-5)),
+}
+
+
+def verdict_cases(quick: bool) -> list[tuple]:
+    """The cases of `draws_to_verdict.py` and `sampling_choice.py`: (name, mechanism, claim,
+    domain, tester, witness pair) of each; `quick`: three of them."""
+    found = [
+        (name, mechanism, claim, COUNTS, "auto", ADDED)
+        for name, (mechanism, claim) in WRITTEN.items()
+    ]
+    found += [
+        (bug.name, bug(), bug.claim(), bug.domain(), bug.tester, bug.witness())
+        for bug in catalogue(satisfies=False)
+        if isinstance(bug.claim(), ApproxDP) and bug.witness() is not None
+    ]
+    if quick:
+        return [found[0], found[2]] + [case for case in found if case[0] == "TwoBudgetMean"]
+    return found

@@ -4,12 +4,12 @@ sampling, beside an oracle that knows the witness pair and the best event.
     python benchmarks/draws_to_verdict.py           # every case, seeds 0-4 (about 25 min)
     python benchmarks/draws_to_verdict.py --quick   # three cases, seed 0 (CI)
 
-Cases: the catalogue's bugs with (ε, δ) claims, and releases written for this benchmark, each
-drawing one output per call as a slow library release would (vectorised here: draws are the
-measure, not seconds): a 2× noise-scale error (continuous), a geometric count at twice the
-claimed ε (discrete), a release with an atom that moves with the data on each side, and
-Gaussian noise computed for δ = 10⁻² under a claim of δ = 10⁻⁵. Every audit has the defaults
-but `sampling` and `max_draws` = 2·10⁶.
+Cases (`cases.verdict_cases`): the catalogue's bugs with (ε, δ) claims, and releases written
+for this benchmark, each drawing one output per call as a slow library release would
+(vectorised here: draws are the measure, not seconds): a 2× noise-scale error (continuous), a
+geometric count at twice the claimed ε (discrete), a release with an atom that moves with the
+data on each side, and Gaussian noise computed for δ = 10⁻² under a claim of δ = 10⁻⁵. Every
+audit has the defaults but `sampling` and `max_draws` = 2·10⁶.
 
 Oracle: the fewest outputs per side with which the fixed-n Clopper–Pearson certificate (β/2
 per side, one direction, the same β) refutes the claim at the expected counts of the best event
@@ -31,77 +31,16 @@ import argparse
 import math
 
 import numpy as np
+from cases import verdict_cases
 from results_table import environment, write
 
-from dpfuzz import ApproxDP, DatasetPair, Domain, PureDP, audit
-from dpfuzz.catalogue import catalogue
+from dpfuzz import ApproxDP, DatasetPair, audit
 from dpfuzz.testers import make_tester
 from dpfuzz.testers.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 BETA = 0.05
 MAX_DRAWS = 2_000_000
 BETTING_RUNS = 400
-COUNTS = Domain(low=0.0, high=1.0, min_size=0, max_size=5, relation="add_remove")
-ADDED = DatasetPair(np.zeros(0), np.array([1.0]))
-
-
-def laplace_half_noise(dataset, num_samples, rng):
-    """ΣX + Lap(0.5) under a claim of ε = 1: ε = 2."""
-    return np.sum(dataset) + rng.laplace(0.0, 0.5, num_samples)
-
-
-def geometric_twice(dataset, num_samples, rng):
-    """A count with two-sided geometric noise at ε = 2 under a claim of ε = 1."""
-    p = 1 - math.exp(-2.0)
-    return np.sum(dataset) + rng.geometric(p, num_samples) - rng.geometric(p, num_samples)
-
-
-def moving_atom(dataset, num_samples, rng):
-    """ΣX + Lap(1), except that one output in ten is ΣX itself: an atom on each side."""
-    exact = rng.random(num_samples) < 0.1
-    return np.sum(dataset) + np.where(exact, 0.0, rng.laplace(0.0, 1.0, num_samples))
-
-
-def gaussian_delta(sigma: float, epsilon: float) -> float:
-    """The exact δ(ε) of N(0, σ²) noise on a sensitivity-1 sum (Balle & Wang 2018, Thm 8)."""
-    from scipy.stats import norm
-
-    return float(
-        norm.cdf(0.5 / sigma - epsilon * sigma)
-        - math.exp(epsilon) * norm.cdf(-0.5 / sigma - epsilon * sigma)
-    )
-
-
-def gaussian_wrong_delta(dataset, num_samples, rng):
-    """ΣX + N(0, σ²) with σ exactly (1, 10⁻²)-DP under a claim of (1, 10⁻⁵)."""
-    from scipy.optimize import brentq
-
-    sigma = brentq(lambda s: gaussian_delta(s, 1.0) - 1e-2, 0.1, 10.0)
-    return np.sum(dataset) + rng.normal(0.0, sigma, num_samples)
-
-
-WRITTEN = {
-    "Laplace, half the noise (per call)": (laplace_half_noise, PureDP(1.0)),
-    "geometric count, ε = 2 (per call)": (geometric_twice, PureDP(1.0)),
-    "an atom on each side (per call)": (moving_atom, PureDP(1.0)),
-    "Gaussian for δ = 10⁻² (per call)": (gaussian_wrong_delta, ApproxDP(1.0, 1e-5)),
-}
-
-
-def cases(quick: bool) -> list[tuple]:
-    """(name, mechanism, claim, domain, tester, witness pair) of each case."""
-    found = [
-        (name, mechanism, claim, COUNTS, "auto", ADDED)
-        for name, (mechanism, claim) in WRITTEN.items()
-    ]
-    found += [
-        (bug.name, bug(), bug.claim(), bug.domain(), bug.tester, bug.witness())
-        for bug in catalogue(satisfies=False)
-        if isinstance(bug.claim(), ApproxDP) and bug.witness() is not None
-    ]
-    if quick:
-        return [found[0], found[2]] + [case for case in found if case[0] == "TwoBudgetMean"]
-    return found
 
 
 def refutes(claim: ApproxDP, p: float, q: float, n: int) -> bool:
@@ -207,7 +146,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="three cases, seed 0")
     args = parser.parse_args()
     seeds = range(1) if args.quick else range(5)
-    rows = [row(case, seeds) for case in cases(args.quick)]
+    rows = [row(case, seeds) for case in verdict_cases(args.quick)]
     lines = [
         "# Draws to a verdict",
         "",

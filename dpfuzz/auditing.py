@@ -4,8 +4,10 @@
 1. **Probe.** A few outputs on one dataset of the domain: their shape, the tester ``"auto"``
    stands for, the draw rate, and whether the run can be bit-reproducible (`engine.probe`).
 2. **Search.** The finder proposes pairs; the tester ranks them on held-out estimates. With
-   ``sampling="adaptive"`` (default) the pairs race and the search ends early once a pair's own
-   held-out test refutes the claim (`engine.search`).
+   ``sampling="adaptive"`` the pairs race and the search ends early once a pair's own held-out
+   test refutes the claim (`engine.search`); with ``"sequential"`` search and certification are
+   one race certified by betting (`engine.race`, steps 2 and 3 at once). ``"auto"`` (default)
+   chooses between them by the draws the budget affords (`engine.sampling`).
 3. **Verify.** The best (pair, direction) has its event certified on fresh samples, in doubling
    looks that stop at the first refutation (adaptive) or in one look; with
    ``verify_directions="both"`` the other direction is certified on the same fresh outputs
@@ -29,9 +31,10 @@ from dpfuzz.engine.budget import Budget
 from dpfuzz.engine.pipeline import search_and_certify
 from dpfuzz.engine.plan import Plan
 from dpfuzz.engine.policy import AuditPolicy
-from dpfuzz.engine.probe import Probe, probe
-from dpfuzz.engine.race import check_sequential
+from dpfuzz.engine.probe import Probe, check_reproducible, probe
+from dpfuzz.engine.race import check_sequential, race_refusal
 from dpfuzz.engine.run import Run
+from dpfuzz.engine.sampling import can_race, check_size, probe_size, resolve_sampling
 from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.memory import check_affordable
@@ -72,17 +75,16 @@ def audit(
     policy = _checked(claim, domain, policy, settings)
     # a call that hangs ends an audit given no time at all, and the report says which call
     default_timeout = settings.call_timeout is None and settings.max_seconds is None
-    fixed_total = 2 * settings.trials * settings.samples + 2 * settings.verification_samples
     budget = Budget(
         mechanism,
-        settings.max_draws or fixed_total,
+        settings.max_draws or fixed_draws(settings),
         settings.max_seconds,
         call_timeout=policy.default_call_timeout if default_timeout else settings.call_timeout,
     )
     run = Run(mechanism, claim, domain, budget, settings.seed, policy, progress, dask_client)
-    check_max_draws(settings, run.policy)
+    check_max_draws(settings, claim, run.policy)
     try:
-        probed = _probed(run, settings)
+        probed, settings = _probed(run, settings)
         tester = audit_tester(settings, claim, probed.samples, mechanism)
         fill = run.policy.racing_fill and tester.fits_cheaply(probed.samples)
         plan = Plan.from_settings(settings, tester, fill_racing=fill)
@@ -93,23 +95,22 @@ def audit(
         return too_slow_report(run, settings, str(slow) + default)
 
 
-def _probed(run: Run, settings: AuditSettings) -> Probe:
-    """The probe's outputs; with neither a draw cap nor a time limit, a release too slow for the
-    audit's default budget ends it (`limit_slow_release`)."""
+def _probed(run: Run, settings: AuditSettings) -> tuple[Probe, AuditSettings]:
+    """The probe's outputs, and `settings` with ``sampling="auto"`` resolved once the probe's
+    reproducibility check has measured the call rate (`engine.sampling`); with neither a draw
+    cap nor a time limit, a release too slow for the audit's default budget ends it
+    (`limit_slow_release`)."""
     unbounded = settings.max_draws is None and settings.max_seconds is None
-    # a race fits its events on its own rounds' outputs: the probe only sees their shape
-    probe_size = (
-        run.policy.probe_min_samples
-        if settings.sampling == "sequential"
-        else min(run.policy.probe_samples, settings.samples)
-    )
-    probed = probe(
-        run, probe_size, run.policy.slow_max_seconds if unbounded else settings.max_seconds
-    )
+    time_limit = run.policy.slow_max_seconds if unbounded else settings.max_seconds
+    check = check_reproducible(run, check_size(settings, run.claim, run.policy))
+    settings, note = resolve_sampling(settings, run.claim, run.budget, time_limit, run.policy)
+    if note:
+        run.note(note)
+    probed = probe(run, probe_size(settings.sampling, settings, run.policy), time_limit, check)
     check_memory(settings, probed.samples)
     if unbounded:
         limit_slow_release(run)
-    return probed
+    return probed, settings
 
 
 def _checked(
@@ -138,6 +139,11 @@ def _checked(
         settings.tester.check_claim(claim)
     if settings.sampling == "sequential":
         check_sequential(settings, claim)
+    refusal = race_refusal(settings, claim) if settings.sharpen else None
+    if refusal is not None:
+        raise InvalidArgument(
+            f"sharpen=True sharpens a race, and none can run: {refusal} Leave sharpen unset."
+        )
     check_memory(settings)
     return policy or AuditPolicy()
 
@@ -169,9 +175,21 @@ def check_memory(settings: AuditSettings, outputs: np.ndarray | None = None) -> 
     )
 
 
-def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
-    """Refuse a `max_draws` below the smallest audit's draws."""
-    if settings.sampling == "sequential":
+def check_max_draws(settings: AuditSettings, claim: Claim | None, policy: AuditPolicy) -> None:
+    """Refuse a `max_draws` below the smallest audit's draws (``"auto"`` races below the smallest
+    adaptive audit's where the claim allows it; None: any claim may)."""
+    races = settings.sampling == "auto" and (claim is None or can_race(settings, claim))
+    if settings.sampling == "fixed":
+        size = probe_size("fixed", settings, policy)
+        check = min(policy.reproducibility_samples, size)
+        probe = 2 * check + (size if size > check else 0)
+        smallest, kind = probe + fixed_draws(settings), "fixed audit's"
+        parts = (
+            f"its probe's {probe:,}, then every one of its {settings.trials} trials'"
+            f" {settings.samples:,} outputs per side and {settings.verification_samples:,} per"
+            " side to verify; or give sampling='adaptive'"
+        )
+    elif settings.sampling == "sequential" or races:
         smallest, kind = policy.smallest_race_draws, "sequential audit's"
         parts = f"its probe, then {policy.race_first_samples} outputs per side of one pair, twice"
     else:
@@ -185,6 +203,12 @@ def check_max_draws(settings: AuditSettings, policy: AuditPolicy) -> None:
             f"max_draws={settings.max_draws:,} is below the smallest {kind} {smallest:,} draws"
             f" ({parts}): give max_draws >= {smallest:,}."
         )
+
+
+def fixed_draws(settings: AuditSettings) -> int:
+    """The draws of every trial's `samples` per side and of `verify_samples` per side: a fixed
+    audit's after its probe, and the budget of one given no `max_draws`."""
+    return 2 * settings.trials * settings.samples + 2 * settings.verification_samples
 
 
 def limit_slow_release(run: Run) -> None:

@@ -566,7 +566,7 @@ def validate(
     try:
         settings = AuditSettings.build(budget=config.budget, **config.settings)
         check_memory(settings)
-        check_max_draws(settings, AuditPolicy())
+        check_max_draws(settings, None, AuditPolicy())
     except DPFuzzError as error:
         problems.append(str(error))
     for finder in dict.fromkeys(config.finders):

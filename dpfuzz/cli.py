@@ -287,8 +287,9 @@ def _add_audit_settings(search: argparse._ArgumentGroup) -> None:
         "--sampling",
         choices=names.SAMPLING,
         help=(
-            "adaptive: draws go where the evidence is; sequential: search and certification as"
-            " one race, for slow releases (default adaptive)"
+            "auto (default): sequential when the budget affords few draws (a slow release,"
+            " a small max-draws), adaptive otherwise; adaptive: draws go where the evidence is;"
+            " sequential: search and certification as one race"
         ),
     )
 
@@ -324,8 +325,8 @@ def _add_audit_limits(search: argparse._ArgumentGroup) -> None:
         action="store_true",
         default=None,
         help=(
-            "with --sampling sequential: after a refutation, spend the rest of the budget raising"
-            " the certified ε lower bound"
+            "race (--sampling auto or sequential) and, after a refutation, spend the rest of the"
+            " budget raising the certified ε lower bound"
         ),
     )
     search.add_argument(

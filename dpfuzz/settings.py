@@ -48,11 +48,14 @@ class AuditSettings:
         sampling: at most).
     beta : false-alarm probability of the whole audit.
     seed : makes the audit reproducible; drawn at random (and reported) when None.
-    sampling : ``"adaptive"`` (draws go to the most violating pairs, verification stops as soon
-        as a violation is certified), ``"fixed"`` (every trial gets `samples`, verification
-        gets `verify_samples`) or ``"sequential"`` (search and certification as one race: the
-        first `trials` pairs draw in rounds, every output after the first round's is bet on, and
-        the audit stops at the first round whose evidence refutes the claim at level β, or when
+    sampling : ``"auto"`` (default: ``"sequential"`` when the audit affords fewer draws than the
+        smallest adaptive audit — its max_draws, or its call rate × its time limit — and the
+        claim can be raced; ``"adaptive"`` otherwise, `dpfuzz.engine.sampling`),
+        ``"adaptive"`` (draws go to the most violating pairs, verification stops as soon as a
+        violation is certified), ``"fixed"`` (every trial gets `samples`, verification gets
+        `verify_samples`) or ``"sequential"`` (search and certification as one race: the first
+        `trials` pairs draw in rounds, every output after the first round's is bet on, and the
+        audit stops at the first round whose evidence refutes the claim at level β, or when
         max_draws or max_seconds end it: slow releases, (ε, δ) claims, hockey-stick tester).
     max_draws : cap on all mechanism outputs the audit draws (deterministic).
     max_seconds : cap on the audit's wall-clock time, a hard one (not reproducible; the report
@@ -67,9 +70,10 @@ class AuditSettings:
         directions on the same fresh outputs, each at half the look's β, and reports the one that
         refutes) or ``"one"`` (only the direction the search found more violating, at the whole β).
         Testers whose test is symmetric (mmd) verify one direction either way.
-    sharpen : sequential sampling: after a refutation, keep betting on the witness pair until
-        max_draws or max_seconds ends the audit, each round's event fitted at the ε certified
-        so far, to raise the certified ε lower bound (default False: stop at the refutation).
+    sharpen : sequential sampling (``"auto"`` then races): after a refutation, keep betting on
+        the witness pair until max_draws or max_seconds ends the audit, each round's event
+        fitted at the ε certified so far, to raise the certified ε lower bound (default False:
+        stop at the refutation).
     """
 
     tester: Any = "auto"
@@ -79,7 +83,7 @@ class AuditSettings:
     verify_samples: int | None = None
     beta: float = 0.05
     seed: int | None = None
-    sampling: str = "adaptive"
+    sampling: str = "auto"
     max_draws: int | None = None
     max_seconds: float | None = None
     call_timeout: float | None = None
@@ -124,10 +128,11 @@ class AuditSettings:
         check_choice("verify_directions", self.verify_directions, VERIFY_DIRECTIONS)
         if not isinstance(self.sharpen, bool):
             raise InvalidArgument(f"sharpen must be True or False, got {self.sharpen!r}.")
-        if self.sharpen and self.sampling != "sequential":
+        if self.sharpen and self.sampling not in ("auto", "sequential"):
             raise InvalidArgument(
                 "sharpen=True keeps betting after a sequential refutation; give"
-                f" sampling='sequential' (got {self.sampling!r}), or leave sharpen unset."
+                f" sampling='sequential' or 'auto' (got {self.sampling!r}), or leave sharpen"
+                " unset."
             )
 
     @property

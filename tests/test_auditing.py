@@ -1,5 +1,6 @@
 """End-to-end audits: the issue's example, catalogue bugs, false alarms, reproducibility."""
 
+import itertools
 import json
 import math
 import re
@@ -26,6 +27,7 @@ from dpfuzz import (
 )
 from dpfuzz.catalogue import entry
 from dpfuzz.engine import AuditPolicy
+from dpfuzz.names import SAMPLING
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
 
@@ -197,7 +199,7 @@ def test_unseeded_audits_report_their_seed():
         ({"seed": -1}, "seed must be an int >= 0"),
         ({"tester": "magic"}, "tester must be one of 'auto', 'hockey_stick'"),
         ({"finder": "radnom"}, "finder must be one of .* Did you mean 'random'"),
-        ({"sampling": "fast"}, "sampling must be one of 'adaptive', 'fixed'"),
+        ({"sampling": "fast"}, "sampling must be one of 'auto', 'adaptive', 'fixed'"),
         ({"max_seconds": 0}, "max_seconds must be > 0"),
         ({"trails": 3}, "unknown key 'trails'. Did you mean 'trials'"),
         ({"budget": "quik"}, "budget must be one of .* Did you mean 'quick'"),
@@ -287,7 +289,7 @@ def test_adaptive_audits_of_blatant_bugs_stop_early_and_fixed_audits_draw_everyt
     fixed = audit(item(), item.claim(), item.domain(), seed=0, sampling="fixed")
     assert adaptive.violated and fixed.violated
     # fixed: a probe, 10 trials × 2 × 100,000 and 2 × 500,000 to verify
-    assert fixed.draws == 2 * 32 + 1_000 + 10 * 2 * 100_000 + 2 * 500_000
+    assert fixed.draws == AuditPolicy().probe_draws + 10 * 2 * 100_000 + 2 * 500_000
     assert adaptive.draws * 20 < fixed.draws and len(fixed.looks) == 1
 
 
@@ -359,15 +361,31 @@ def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed()
         InvalidArgument,
         match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset",
     ) as error:
-        audit(counted, PureDP(12.0), Domain(), seed=0, samples=1_000, verify_samples=10_000)
+        audit(
+            counted,
+            PureDP(12.0),
+            Domain(),
+            seed=0,
+            samples=1_000,
+            verify_samples=10_000,
+            sampling="adaptive",
+        )
     assert "verify_directions" not in str(error.value)  # one direction could not refute it either
-    assert sum(calls) <= 2 * 32 + 1_000  # only the probe ran
+    assert sum(calls) <= AuditPolicy().probe_draws  # only the probe ran
     # ε = 7.8 is refutable on 10,000 outputs at β = 0.05 but not at β/2, the share of each of the
     # two directions: the error says so, and the audit of one direction runs.
     with pytest.raises(
         InvalidArgument, match=r"certifies one direction at the whole beta"
     ) as error:
-        audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000)
+        audit(
+            counted,
+            PureDP(7.8),
+            Domain(),
+            seed=0,
+            samples=1_000,
+            verify_samples=10_000,
+            sampling="adaptive",
+        )
     assert "beta/2 = 0.025" in str(error.value)
     assert not audit(
         counted,
@@ -508,7 +526,7 @@ def test_a_call_that_hangs_ends_the_audit_at_max_seconds_inconclusive():
     report = audit(hangs, PureDP(1.0), Domain(max_size=3), seed=0, max_seconds=0.5)
     assert report.verdict is Verdict.INCONCLUSIVE and not report.violated and not report.tested
     assert (
-        "hangs' on dataset [] with num_samples=32: the call was still running when max_seconds=0.5"
+        "hangs' on dataset [] with num_samples=20: the call was still running when max_seconds=0.5"
         " ended" in report.inconclusive
     )
     assert re.match(
@@ -527,7 +545,9 @@ def test_a_budget_too_short_to_refute_after_the_probe_is_inconclusive_not_an_err
         clock.advance(0.01 * num_samples)
         return laplace_sum(dataset, num_samples, rng)
 
-    report = audit(slow_noisy_sum, PureDP(8.0), Domain(max_size=3), seed=0, max_seconds=60)
+    report = audit(
+        slow_noisy_sum, PureDP(8.0), Domain(max_size=3), seed=0, max_seconds=60, sampling="adaptive"
+    )
     assert report.verdict is Verdict.INCONCLUSIVE and not report.tested
     assert "the budget leaves at most" in report.inconclusive
     assert "Raise max_seconds or max_draws" in report.inconclusive
@@ -539,7 +559,15 @@ def test_a_first_pair_the_deadline_overtakes_is_inconclusive_not_an_error(clock)
         clock.advance(0.001 * num_samples if num_samples <= 64 else 10.0 * num_samples)
         return laplace_sum(dataset, num_samples, rng)
 
-    report = audit(slowing, PureDP(0.1), Domain(max_size=3), seed=0, max_seconds=20, samples=400)
+    report = audit(
+        slowing,
+        PureDP(0.1),
+        Domain(max_size=3),
+        seed=0,
+        max_seconds=20,
+        samples=400,
+        sampling="adaptive",
+    )
     assert report.verdict is Verdict.INCONCLUSIVE
     assert "ended the search before the first pair" in report.inconclusive
 
@@ -665,23 +693,44 @@ def test_a_gaussian_with_half_its_noise_is_never_passed(budget):
 
 
 def test_max_draws_is_never_exceeded_and_a_budget_too_small_is_named():
-    # The probe, one pair and its verification need 1,064 + 4 × 200 draws: less is an error that
+    # The probe, one pair and its verification need 1,040 + 4 × 200 draws: less is an error that
     # names the minimum (it looped for ever below ~1,065 and overshot up to ~1,483); from there on
     # every audit stays within its max_draws (the search leaves verification its first round).
     with pytest.raises(
-        InvalidArgument, match=r"max_draws=1,000 is below the smallest audit's 1,864 draws"
+        InvalidArgument, match=r"max_draws=1,000 is below the smallest audit's 1,840 draws"
     ):
-        audit(laplace_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=1_000)
+        audit(
+            laplace_sum,
+            PureDP(1.0),
+            Domain(max_size=3),
+            seed=0,
+            max_draws=1_000,
+            sampling="adaptive",
+        )
+    # a race's smallest is its probe and one pair's first round and one round bet on
+    with pytest.raises(
+        InvalidArgument, match=r"max_draws=100 is below the smallest sequential audit's 104 draws"
+    ):
+        audit(laplace_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=100)
 
     def vector_sum(dataset, num_samples, rng):
         return np.tile(dataset.sum(), (num_samples, 2)) + rng.laplace(0.0, 1.0, (num_samples, 2))
 
-    for cap in (1_864, 2_000, 3_064, 3_500, 7_777):
+    # a fixed audit draws every trial's samples: a max_draws below them is refused
+    with pytest.raises(
+        InvalidArgument,
+        match=r"max_draws=7,777 is below the smallest fixed audit's 3,001,040 draws .* 10 trials",
+    ):
+        audit(
+            laplace_sum, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=7_777, sampling="fixed"
+        )
+    modes = [mode for mode in SAMPLING if mode != "fixed"]
+    for cap, sampling in itertools.product((1_864, 2_000, 3_064, 3_500, 7_777), modes):
         for mechanism in (laplace_sum, vector_sum):
-            assert (
-                audit(mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap).draws
-                <= cap
+            report = audit(
+                mechanism, PureDP(1.0), Domain(max_size=3), seed=0, max_draws=cap, sampling=sampling
             )
+            assert report.draws <= cap
 
 
 def test_an_audit_nobody_can_afford_is_refused_before_it_draws():

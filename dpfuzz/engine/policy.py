@@ -30,9 +30,10 @@ class AuditPolicy:
     fewer outputs rather than spending the audit's time on them (0019)."""
     probe_min_samples: int = 20
     """Fewest probe outputs when `probe_time_share` limits them (0019)."""
-    reproducibility_samples: int = 32
+    reproducibility_samples: int = 20
     """Outputs drawn twice with equal seeds to tell whether the mechanism takes its randomness
-    from the rng it is passed (0015)."""
+    from the rng it is passed (0015); their second call measures the call rate ``"auto"``
+    sampling chooses by (0038)."""
     slow_max_seconds: float = 110.0
     """Wall-clock limit of an audit given neither `max_draws` nor `max_seconds` whose planned draws
     would take longer at the probe's pace: a slow release gets a bounded audit that says so, done
@@ -133,8 +134,8 @@ class AuditPolicy:
 
     @property
     def smallest_audit_draws(self) -> int:
-        """Draws of the smallest audit: the probe, then `min_start` outputs per side for one pair
-        and for its verification."""
+        """Draws of the smallest adaptive audit: the probe, then `min_start` outputs per side for
+        one pair and for its verification (``sampling="auto"`` races below it, 0038)."""
         return self.probe_draws + 4 * self.min_start
 
     @property

@@ -23,16 +23,23 @@ class Probe:
     seconds: float
 
 
-def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
-    """Draw `size` outputs (after the reproducibility check's two equal-seeded calls) on the
-    first dataset of the relation's first classic pair. With a `time_limit` that binds the run (a
-    deadline, or more planned draws than the limit affords at the pace of those calls), at most
-    `probe_time_share` of it. The check's calls draw `reproducibility_samples` outputs, or `size`
-    if fewer; when they hold enough, the first call's outputs are the probe's."""
+@dataclass(frozen=True)
+class Check:
+    """The reproducibility check: its first call's outputs, whether the second call's agreed,
+    and when it began."""
+
+    outputs: np.ndarray
+    reproducible: bool
+    began: float
+
+
+def check_reproducible(run: Run, count: int) -> Check:
+    """Two calls of `count` outputs with equal-seeded generators on the first dataset of the
+    relation's first classic pair: whether the run can be bit-reproducible, and (the first call
+    apart, `Budget.rate`) the release's call rate."""
     began = clock.now()
     seed, draw = run.probe_seed, run.budget.draw
-    dataset = run.domain.relation.classic_pairs(run.domain)[0].d0
-    count = min(run.policy.reproducibility_samples, size)
+    dataset = _probe_dataset(run)
     try:
         first, again = (draw(dataset, count, np.random.default_rng(seed)) for _ in range(2))
     except OutOfTime:
@@ -49,6 +56,20 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
             " with equal-seeded generators disagreed. The audit is statistically valid, but not"
             " bit-reproducible."
         )
+    return Check(first, reproducible, began)
+
+
+def probe(
+    run: Run, size: int, time_limit: float | None = None, check: Check | None = None
+) -> Probe:
+    """Draw `size` outputs (after the reproducibility `check`, run here with
+    `reproducibility_samples` outputs, or `size` if fewer, when not given) on the first dataset
+    of the relation's first classic pair. With a `time_limit` that binds the run (a deadline, or
+    more planned draws than the limit affords at the pace of those calls), at most
+    `probe_time_share` of it. When the check's first call holds enough outputs, they are the
+    probe's."""
+    if check is None:
+        check = check_reproducible(run, min(run.policy.reproducibility_samples, size))
     budget = run.budget
     binds = time_limit is not None and (
         budget.deadline is not None or budget.max_draws / budget.rate > time_limit
@@ -62,13 +83,18 @@ def probe(run: Run, size: int, time_limit: float | None = None) -> Probe:
                 int(budget.rate * run.policy.probe_time_share * time_limit),
             ),
         )
-    samples = first if size <= count else _draw_probe(run, dataset, size)
+    count = len(check.outputs)
+    samples = check.outputs[:size] if size <= count else _draw_probe(run, _probe_dataset(run), size)
     if run.budget.max_seconds is not None:
         run.note(
             f"max_seconds={run.budget.max_seconds:g} limits this audit by wall-clock time, so a"
             " rerun with the same seed may draw differently; max_draws limits it reproducibly."
         )
-    return Probe(samples, reproducible, clock.now() - began)
+    return Probe(samples, check.reproducible, clock.now() - check.began)
+
+
+def _probe_dataset(run: Run) -> np.ndarray:
+    return run.domain.relation.classic_pairs(run.domain)[0].d0
 
 
 def _draw_probe(run: Run, dataset, size: int) -> np.ndarray:

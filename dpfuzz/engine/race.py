@@ -85,35 +85,47 @@ class Entrant:
 
 
 def check_sequential(settings: AuditSettings, claim: Claim) -> None:
-    """Refuse, before any draw, settings whose race the betting certificate cannot run (``"auto"``
-    resolves to a tester that counts events, `auditing.audit_tester`)."""
+    """Refuse, before any draw, settings whose race the betting certificate cannot run."""
+    refusal = race_refusal(settings, claim)
+    if refusal is not None:
+        raise InvalidArgument(refusal)
+
+
+def race_refusal(settings: AuditSettings, claim: Claim) -> str | None:
+    """Why the betting certificate cannot race `claim` under `settings` (None: it can). A tester
+    named ``"auto"`` resolves to one that counts events (`auditing.audit_tester`)."""
     from dpfuzz.testers import tester_class
 
     if settings.arithmetic != "real":
-        raise InvalidArgument(
+        return (
             "sampling='sequential' audits the outputs as real numbers: give arithmetic='real', or"
             " sampling='adaptive' to test them as floats too."
         )
     tester = settings.tester
     if isinstance(tester, Tester):
-        check_raceable(tester, claim)
-    elif tester != "auto" and not tester_class(tester).counts_events:
-        check_raceable(tester_class(tester)(), claim)
-    else:
-        check_raceable(None, claim)
+        return _unraceable(tester, claim)
+    if tester != "auto" and not tester_class(tester).counts_events:
+        return _unraceable(tester_class(tester)(), claim)
+    return _unraceable(None, claim)
 
 
 def check_raceable(tester: Tester | None, claim: Claim) -> None:
     """Refuse a race the betting certificate cannot run: an (ε, δ) claim on events counted by
     `tester` (None: a tester still to be chosen)."""
+    refusal = _unraceable(tester, claim)
+    if refusal is not None:
+        raise InvalidArgument(refusal)
+
+
+def _unraceable(tester: Tester | None, claim: Claim) -> str | None:
     if isinstance(claim, ApproxDP) and (tester is None or tester.counts_events):
-        return
+        return None
     if not isinstance(claim, ApproxDP):
         fix = f"audit {claim.describe()} with sampling='adaptive'"
     else:
         fix = "give tester='hockey_stick' (or 'auto'), or use sampling='adaptive'"
     used = "" if tester is None else f" with the {tester.name} tester"
-    raise InvalidArgument(
+    return (
         "sampling='sequential' certifies (ε, δ) claims on the hockey-stick tester's events;"
         f" got {claim.describe()}{used}: {fix}."
     )
@@ -459,6 +471,6 @@ def race_inconclusive(result: TestResult, factor: float) -> str | None:
     return (
         f"δ = {delta:g} is too small to test with {samples:,} outputs per side bet on: a release"
         f" that fails with probability {factor:g}·δ = {failing:.3g} (an output its neighbour never"
-        f" gives) would not be refuted; about {math.ceil(to_test):,} per side test it (raise"
-        " max_draws or max_seconds)"
+        f" gives) would not be refuted; about {math.ceil(to_test):,} outputs per side test it"
+        " (raise max_draws or max_seconds)"
     )

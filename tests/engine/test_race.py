@@ -77,7 +77,7 @@ def test_a_sharpened_race_whose_evidence_outgrows_a_float_still_reports():
 
 def test_sharpening_needs_sequential_sampling():
     with pytest.raises(InvalidArgument, match="sharpen=True keeps betting.*sampling='sequential'"):
-        audit(sum_release(0.5, None), PureDP(1.0), DOMAIN, sharpen=True)
+        audit(sum_release(0.5, None), PureDP(1.0), DOMAIN, sharpen=True, sampling="adaptive")
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -36,6 +36,7 @@ def test_racing_fills_the_spare_search_draws_with_more_pairs_within_the_nominal_
             "samples": 8_000,
             "verify_samples": 20_000,
             "seed": 1,
+            "sampling": "adaptive",
         },
     )
     filled = audit(item(), item.claim(), item.domain(), **options)
@@ -44,8 +45,13 @@ def test_racing_fills_the_spare_search_draws_with_more_pairs_within_the_nominal_
     )
     pairs = item.domain().relation.classic_pairs(item.domain())
     listed = audit(item(), item.claim(), item.domain(), finder=pairs[:2], **options)
-    spare = 2 * 4 * 8_000 - (2 * 32 + 1_000)  # what the probe leaves of the nominal search draws
+    spare = (
+        2 * 4 * 8_000 - AuditPolicy().probe_draws
+    )  # what the probe leaves of the nominal search draws
     assert (
         filled.trials == racing_pairs(4, 1_000, 8_000, spare) > exact.trials == listed.trials == 4
     )
-    assert not filled.violated and filled.draws <= 2 * 32 + 1_000 + 2 * 4 * 8_000 + 2 * 20_000
+    assert (
+        not filled.violated
+        and filled.draws <= AuditPolicy().probe_draws + 2 * 4 * 8_000 + 2 * 20_000
+    )

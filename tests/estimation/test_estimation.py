@@ -159,7 +159,7 @@ def test_a_domain_is_searched_and_a_delta_is_honoured():
         laplace_sum, Domain(max_size=3), delta=1e-3, seed=estimate.seed, max_draws=estimate.draws
     )
     assert again.epsilon_lower_bound == estimate.epsilon_lower_bound and again.pair == estimate.pair
-    with pytest.raises(InvalidArgument, match="give max_draws >= 43,064"):
+    with pytest.raises(InvalidArgument, match="give max_draws >= 43,040"):
         estimate_epsilon(laplace_sum, Domain(max_size=3), max_draws=40_000)
     # Its page shows the held-out counts that certify the bound, the search's pairs, and the rerun.
     page, (n_p, n_q) = estimate.to_html(), estimate.report.verification.num_samples
@@ -375,10 +375,10 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time(clock):
     # (it did, before the mechanism's pace was measured first). Now the one estimate is planned at
     # the pace of drawing and its certification ends at the deadline (0.95 · 3 s; 0.5 s of
     # slack for the report on a loaded machine); with 1.5 s not even the smallest estimate
-    # (6,064 draws, 2 s) fits, and the error says so before anything runs.
+    # (6,040 draws, 2 s) fits, and the error says so before anything runs.
     pair = DatasetPair(np.array([0.0]), np.array([0.0, 1.0]))
     estimate = estimate_epsilon(slow_laplace_sum, pair, max_seconds=3.0, seed=0)
-    assert estimate.seconds < 3.5 and estimate.draws > 6_064 and estimate.seed == 0
+    assert estimate.seconds < 3.5 and estimate.draws > 6_040 and estimate.seed == 0
     assert 0.0 < estimate.epsilon_lower_bound <= 1.0
     # the clock ended the count (its cap, VERIFY_STRETCH times what the time affords, is no plan)
     cut = (
@@ -390,7 +390,7 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time(clock):
     with pytest.raises(
         InvalidArgument,
         match=(
-            r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,064"
+            r"max_seconds=1.5 is too short: the mechanism draws about [\d,]+ outputs/s.*6,040"
             r" outputs.*max_seconds >= \d"
         ),
     ):
@@ -401,7 +401,7 @@ def test_a_slow_mechanism_is_planned_at_its_own_pace_and_ends_in_time(clock):
 def test_pilots_are_planned_on_the_time_the_setup_left(clock):
     # A first call that pays 2 s of one-time setup (as a fresh process pays the tester's
     # imports) leaves nothing of a 2 s budget for pilots: the estimate is the smallest one
-    # (6,064 draws, fewer where the clock ends its certification early), drawn at once. Pilots
+    # (6,040 draws, fewer where the clock ends its certification early), drawn at once. Pilots
     # planned on the whole 2 s ran past the deadline (measured: three, up to 194,048 draws, 2.29 s).
     # The setup alone overruns the 2 s, and the estimate's notes say so and how long it took.
     class SlowStart:
