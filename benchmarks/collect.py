@@ -109,6 +109,11 @@ EXPERIMENTS = [
         "issue 76: total draws to refute, adaptive against sequential, beside an oracle",
     ),
     (
+        "sampling_choice",
+        "python benchmarks/sampling_choice.py",
+        "issue 76: bugs refuted at each draw budget, adaptive against sequential, and auto",
+    ),
+    (
         "slow_releases",
         "python benchmarks/slow_releases.py",
         "issue 64: max_seconds as a hard bound on slow per-call releases",

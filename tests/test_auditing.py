@@ -361,15 +361,7 @@ def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed()
         InvalidArgument,
         match=r"cannot be refuted .* Refuting it needs about [\d,]+ outputs per dataset",
     ) as error:
-        audit(
-            counted,
-            PureDP(12.0),
-            Domain(),
-            seed=0,
-            samples=1_000,
-            verify_samples=10_000,
-            sampling="adaptive",
-        )
+        audit(counted, PureDP(12.0), Domain(), seed=0, samples=1_000, verify_samples=10_000)
     assert "verify_directions" not in str(error.value)  # one direction could not refute it either
     assert sum(calls) <= AuditPolicy().probe_draws  # only the probe ran
     # ε = 7.8 is refutable on 10,000 outputs at β = 0.05 but not at β/2, the share of each of the
@@ -377,15 +369,7 @@ def test_a_claim_the_budget_cannot_refute_fails_up_front_with_the_draws_needed()
     with pytest.raises(
         InvalidArgument, match=r"certifies one direction at the whole beta"
     ) as error:
-        audit(
-            counted,
-            PureDP(7.8),
-            Domain(),
-            seed=0,
-            samples=1_000,
-            verify_samples=10_000,
-            sampling="adaptive",
-        )
+        audit(counted, PureDP(7.8), Domain(), seed=0, samples=1_000, verify_samples=10_000)
     assert "beta/2 = 0.025" in str(error.value)
     assert not audit(
         counted,
@@ -545,9 +529,7 @@ def test_a_budget_too_short_to_refute_after_the_probe_is_inconclusive_not_an_err
         clock.advance(0.01 * num_samples)
         return laplace_sum(dataset, num_samples, rng)
 
-    report = audit(
-        slow_noisy_sum, PureDP(8.0), Domain(max_size=3), seed=0, max_seconds=60, sampling="adaptive"
-    )
+    report = audit(slow_noisy_sum, PureDP(8.0), Domain(max_size=3), seed=0, max_seconds=60)
     assert report.verdict is Verdict.INCONCLUSIVE and not report.tested
     assert "the budget leaves at most" in report.inconclusive
     assert "Raise max_seconds or max_draws" in report.inconclusive
@@ -559,15 +541,7 @@ def test_a_first_pair_the_deadline_overtakes_is_inconclusive_not_an_error(clock)
         clock.advance(0.001 * num_samples if num_samples <= 64 else 10.0 * num_samples)
         return laplace_sum(dataset, num_samples, rng)
 
-    report = audit(
-        slowing,
-        PureDP(0.1),
-        Domain(max_size=3),
-        seed=0,
-        max_seconds=20,
-        samples=400,
-        sampling="adaptive",
-    )
+    report = audit(slowing, PureDP(0.1), Domain(max_size=3), seed=0, max_seconds=20, samples=400)
     assert report.verdict is Verdict.INCONCLUSIVE
     assert "ended the search before the first pair" in report.inconclusive
 

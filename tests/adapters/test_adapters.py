@@ -653,7 +653,6 @@ def test_a_diffprivlib_forest_moves_records_between_its_trees_when_a_record_is_a
         samples=3000,
         verify_samples=3000,
         seed=0,
-        sampling="adaptive",
     )
     assert report.violated and 1.0 < report.epsilon_lower_bound < 2.49
     # one tree holds every record: its leaf counts move by one, as PermuteAndFlip(monotonic=True)

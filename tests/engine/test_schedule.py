@@ -36,7 +36,6 @@ def test_racing_fills_the_spare_search_draws_with_more_pairs_within_the_nominal_
             "samples": 8_000,
             "verify_samples": 20_000,
             "seed": 1,
-            "sampling": "adaptive",
         },
     )
     filled = audit(item(), item.claim(), item.domain(), **options)
