@@ -122,7 +122,7 @@ def auto_races(case: tuple, budget: int) -> bool:
     """Whether `sampling="auto"` races `case` at `max_draws` = `budget` (`engine.sampling`)."""
     _, _, claim, _, tester, _ = case
     settings = AuditSettings(sampling="auto", tester=tester, max_draws=budget)
-    return races(settings, claim, budget, AuditPolicy())
+    return races(settings, claim, budget, AuditPolicy().smallest_audit_draws)
 
 
 def table(name: str, results: dict, quick: bool, seeds: range, budgets: tuple) -> list[str]:

@@ -134,8 +134,8 @@ class AuditPolicy:
 
     @property
     def smallest_audit_draws(self) -> int:
-        """Draws of the smallest adaptive audit: the probe, then `min_start` outputs per side for
-        one pair and for its verification (``sampling="auto"`` races below it, 0038)."""
+        """Draws of the smallest adaptive audit with its whole probe: the probe, then `min_start`
+        outputs per side for one pair and for its verification."""
         return self.probe_draws + 4 * self.min_start
 
     @property

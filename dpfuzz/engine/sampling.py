@@ -2,10 +2,11 @@
 reproducibility check has measured how fast the release draws.
 
 A race (``"sequential"``, `engine.race`) needs about 40 draws before its first bet; the adaptive
-audit (``"adaptive"``) needs `AuditPolicy.smallest_audit_draws` (1,840) before it can certify
-anything. So ``"auto"`` races when the betting certificate can race the claim
-(`race.race_refusal`) and the draws the audit affords — its draw cap, and with a time limit its
-call rate times that limit — are fewer than the adaptive audit's smallest, or when `sharpen`
+audit (``"adaptive"``) needs its probe and 200 outputs per side to search and to verify before
+it can certify anything (`smallest_adaptive_draws`: 1,840 with its whole probe, about 900 when a
+time limit shrinks the probe). So ``"auto"`` races when the betting certificate can race the
+claim (`race.race_refusal`) and the draws the audit affords — its draw cap, and with a time limit
+its call rate times that limit — are fewer than the smallest adaptive audit's, or when `sharpen`
 asks for a race; otherwise it searches adaptively. With more draws neither mode refutes every
 bug the other does, and the adaptive audit refutes the subtle ones sooner
 (docs/decisions/0038-sampling-auto.md).
@@ -53,11 +54,24 @@ def check_size(settings: AuditSettings, claim: Claim, policy: AuditPolicy) -> in
     return min(policy.reproducibility_samples, *(probe_size(m, settings, policy) for m in modes))
 
 
-def races(settings: AuditSettings, claim: Claim, affordable: float, policy: AuditPolicy) -> bool:
-    """Whether ``"auto"`` races `claim` under `settings` with `affordable` draws."""
-    return can_race(settings, claim) and (
-        settings.sharpen or affordable < policy.smallest_audit_draws
-    )
+def smallest_adaptive_draws(
+    settings: AuditSettings, budget: Budget, time_limit: float | None, policy: AuditPolicy
+) -> float:
+    """Draws of the smallest adaptive audit this budget could run: the reproducibility check,
+    the probe (under a time limit, `probe_time_share` of it at the rate so far, as `probe` draws
+    it), then `min_start` outputs per side for one pair and for its verification."""
+    size = probe_size("adaptive", settings, policy)
+    if time_limit is not None and budget.rate != math.inf:
+        timed = int(budget.rate * policy.probe_time_share * time_limit)
+        size = min(size, max(policy.probe_min_samples, timed))
+    check = min(policy.reproducibility_samples, size)
+    return 2 * check + (size if size > check else 0) + 4 * policy.min_start
+
+
+def races(settings: AuditSettings, claim: Claim, affordable: float, smallest: float) -> bool:
+    """Whether ``"auto"`` races `claim` under `settings` with `affordable` draws, where the
+    smallest adaptive audit draws `smallest`."""
+    return can_race(settings, claim) and (settings.sharpen or affordable < smallest)
 
 
 def resolve_sampling(
@@ -72,7 +86,8 @@ def resolve_sampling(
     if settings.sampling != "auto":
         return settings, None
     affordable = affordable_draws(budget, time_limit)
-    if not races(settings, claim, affordable, policy):
+    smallest = smallest_adaptive_draws(settings, budget, time_limit, policy)
+    if not races(settings, claim, affordable, smallest):
         return replace(settings, sampling="adaptive"), None
     if settings.sharpen:
         why = "sharpen=True asks for a race"
@@ -85,7 +100,7 @@ def resolve_sampling(
         )
         why = (
             f"the budget affords about {affordable:,.0f} draws ({source}), fewer than the"
-            f" smallest adaptive audit's {policy.smallest_audit_draws:,}"
+            f" smallest adaptive audit's {smallest:,.0f}"
         )
     return replace(settings, sampling="sequential"), (
         f"sampling='auto' chose a sequential race: {why}. Search and certification bet on every"
