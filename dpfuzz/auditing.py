@@ -34,7 +34,13 @@ from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.probe import Probe, check_reproducible, probe
 from dpfuzz.engine.race import check_sequential, race_refusal
 from dpfuzz.engine.run import Run
-from dpfuzz.engine.sampling import can_race, check_size, probe_size, resolve_sampling
+from dpfuzz.engine.sampling import (
+    can_race,
+    check_size,
+    probe_draws,
+    probe_size,
+    resolve_sampling,
+)
 from dpfuzz.errors import InvalidArgument, MechanismTooSlow
 from dpfuzz.mechanism import Mechanism, output_words
 from dpfuzz.memory import check_affordable
@@ -180,9 +186,7 @@ def check_max_draws(settings: AuditSettings, claim: Claim | None, policy: AuditP
     adaptive audit's where the claim allows it; None: any claim may)."""
     races = settings.sampling == "auto" and (claim is None or can_race(settings, claim))
     if settings.sampling == "fixed":
-        size = probe_size("fixed", settings, policy)
-        check = min(policy.reproducibility_samples, size)
-        probe = 2 * check + (size if size > check else 0)
+        probe = probe_draws(probe_size("fixed", settings, policy), policy)
         smallest, kind = probe + fixed_draws(settings), "fixed audit's"
         parts = (
             f"its probe's {probe:,}, then every one of its {settings.trials} trials'"

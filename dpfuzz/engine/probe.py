@@ -4,13 +4,15 @@ calls with equal-seeded generators tell whether the run can be bit-reproducible.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpfuzz.datasets import format_dataset
 from dpfuzz.engine import clock
-from dpfuzz.engine.budget import OutOfTime
+from dpfuzz.engine.budget import Budget, OutOfTime
+from dpfuzz.engine.policy import AuditPolicy
 from dpfuzz.engine.run import Run
 from dpfuzz.errors import MechanismTooSlow
 from dpfuzz.mechanism import mechanism_name
@@ -70,19 +72,7 @@ def probe(
     probe's."""
     if check is None:
         check = check_reproducible(run, min(run.policy.reproducibility_samples, size))
-    budget = run.budget
-    binds = time_limit is not None and (
-        budget.deadline is not None or budget.max_draws / budget.rate > time_limit
-    )
-    # a slow mechanism's probe takes a share of the time, not its size
-    if binds and time_limit is not None:
-        size = min(
-            size,
-            max(
-                run.policy.probe_min_samples,
-                int(budget.rate * run.policy.probe_time_share * time_limit),
-            ),
-        )
+    size = probe_outputs(size, run.budget, time_limit, run.policy)
     count = len(check.outputs)
     samples = check.outputs[:size] if size <= count else _draw_probe(run, _probe_dataset(run), size)
     if run.budget.max_seconds is not None:
@@ -91,6 +81,19 @@ def probe(
             " rerun with the same seed may draw differently; max_draws limits it reproducibly."
         )
     return Probe(samples, check.reproducible, clock.now() - check.began)
+
+
+def probe_outputs(size: int, budget: Budget, time_limit: float | None, policy: AuditPolicy) -> int:
+    """The probe's outputs: `size`, or with a `time_limit` that binds the run (a deadline, or more
+    planned draws than the limit affords at the rate so far) what `probe_time_share` of it
+    affords, at least `probe_min_samples`: a slow mechanism's probe takes a share of the time, not
+    its size."""
+    if time_limit is None or budget.rate == math.inf:
+        return size
+    if budget.deadline is None and budget.max_draws / budget.rate <= time_limit:
+        return size
+    timed = int(budget.rate * policy.probe_time_share * time_limit)
+    return min(size, max(policy.probe_min_samples, timed))
 
 
 def _probe_dataset(run: Run) -> np.ndarray:

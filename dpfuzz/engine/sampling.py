@@ -20,6 +20,7 @@ from dataclasses import replace
 from dpfuzz.claims import Claim
 from dpfuzz.engine.budget import Budget
 from dpfuzz.engine.policy import AuditPolicy
+from dpfuzz.engine.probe import probe_outputs
 from dpfuzz.engine.race import race_refusal
 from dpfuzz.settings import AuditSettings
 
@@ -54,18 +55,22 @@ def check_size(settings: AuditSettings, claim: Claim, policy: AuditPolicy) -> in
     return min(policy.reproducibility_samples, *(probe_size(m, settings, policy) for m in modes))
 
 
+def probe_draws(size: int, policy: AuditPolicy) -> int:
+    """Draws of a probe of `size` outputs: the reproducibility check's two calls of at most
+    `reproducibility_samples`, then the probe's own outputs unless the check's first call holds
+    them (`engine.probe`)."""
+    check = min(policy.reproducibility_samples, size)
+    return 2 * check + (size if size > check else 0)
+
+
 def smallest_adaptive_draws(
     settings: AuditSettings, budget: Budget, time_limit: float | None, policy: AuditPolicy
 ) -> float:
     """Draws of the smallest adaptive audit this budget could run: the reproducibility check,
     the probe (under a time limit, `probe_time_share` of it at the rate so far, as `probe` draws
     it), then `min_start` outputs per side for one pair and for its verification."""
-    size = probe_size("adaptive", settings, policy)
-    if time_limit is not None and budget.rate != math.inf:
-        timed = int(budget.rate * policy.probe_time_share * time_limit)
-        size = min(size, max(policy.probe_min_samples, timed))
-    check = min(policy.reproducibility_samples, size)
-    return 2 * check + (size if size > check else 0) + 4 * policy.min_start
+    size = probe_outputs(probe_size("adaptive", settings, policy), budget, time_limit, policy)
+    return probe_draws(size, policy) + 4 * policy.min_start
 
 
 def races(settings: AuditSettings, claim: Claim, affordable: float, smallest: float) -> bool:
