@@ -228,16 +228,22 @@ def test_an_audits_child_ends_with_its_dask_worker_and_removes_its_folder(workdi
     )
     wait_for(lambda: any(temporary.glob("dpfuzz-audit-*/job.pickle")), 60, "the audit's child")
     (folder,) = temporary.glob("dpfuzz-audit-*")
-    children = [
-        int(proc.name)
-        for proc in Path("/proc").iterdir()
-        if proc.name.isdigit() and str(folder) in _cmdline(proc)
-    ]
-    assert children
+    # the job's file comes before the child that reads it
+    wait_for(lambda: _started(folder), 60, "the audit's child to start")
+    children = _started(folder)
     parent.kill()  # as a Dask worker killed with SIGKILL
     parent.wait()
     wait_for(lambda: not any(alive(pid) for pid in children), 30, "the child to end")
     wait_for(lambda: not folder.exists(), 30, "the job's folder to go")
+
+
+def _started(folder: Path) -> list[int]:
+    """The processes whose command line names `folder`."""
+    return [
+        int(proc.name)
+        for proc in Path("/proc").iterdir()
+        if proc.name.isdigit() and str(folder) in _cmdline(proc)
+    ]
 
 
 def _cmdline(proc: Path) -> str:

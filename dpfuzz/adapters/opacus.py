@@ -11,23 +11,32 @@ default the largest dataset), then the wrapped SGD step, all from the model's fi
 parameters. It releases the parameters after `steps` steps (``release="parameters"``) or every
 step's noisy gradient (``"gradients"``, white-box).
 
+`clipping` picks Opacus' mode as `PrivacyEngine.make_private` builds it (`get_optimizer_class`,
+`prepare_module`): ``"flat"`` (`DPOptimizer`), ``"per_layer"`` (`DPPerLayerOptimizer`, one
+`max_grad_norm` per parameter, noise σ·‖C‖₂), ``"ghost"`` (ghost clipping: per-example norms
+without per-example gradients, `GradSampleModuleFastGradientClipping`,
+`DPOptimizerFastGradientClipping` and `DPLossFastGradientClipping`'s two backward passes) or
+``"adaptive"`` (`AdaClipDPOptimizer`, Andrew et al. 2021: the bound follows a noisy count of
+unclipped examples; its keyword arguments in `clipping_options`). Below sample rate 1, each step's
+batch comes from Opacus' `UniformWithReplacementSampler` (Poisson sampling, as its `DPDataLoader`).
+
 Two misuses Opacus' API lets a user make are parameters: ``optimizer_noise_multiplier`` (the
 optimizer adds other noise than the accountant was told) and ``noiseless_last_step``. The clipping
 and batch-size bugs of the numpy catalogue (`dpfuzz.catalogue.dpsgd`) cannot be written through
 `DPOptimizer`, which clips the per-example gradients it computed and scales noise and sum alike.
 
-Sampling: one training run per draw, seeded through a `torch.Generator` (Poisson sampling through
-the audit's generator), so audits are reproducible. Fast path (one full-batch step of plain SGD,
-the usual audit of a step): the optimizer clips and sums once per dataset, and Opacus' own noise
-function (`opacus.optimizers.optimizer._generate_noise`, pinned with the extra) draws a whole
-batch of noise at once.
+Sampling: one training run per draw, its noise and its batches seeded through `torch.Generator`s
+drawn from the audit's generator, so audits are reproducible. Fast path (one full-batch step of
+plain SGD, the usual audit of a step): the optimizer clips and sums once per dataset, and Opacus'
+own noise function (`opacus.optimizers.optimizer._generate_noise`, pinned with the extra) draws a
+whole batch of noise at once.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +72,9 @@ def opacus_claim(
         return ApproxDP(float(book.get_epsilon(delta)), delta)
 
 
+CLIPPING = ("flat", "per_layer", "ghost", "adaptive")
+
+
 def labelled_one(dataset: np.ndarray) -> tuple[Any, Any]:
     """Records as feature rows, every label 1 (the default `to_batch`)."""
     import torch
@@ -71,12 +83,20 @@ def labelled_one(dataset: np.ndarray) -> tuple[Any, Any]:
     return features, torch.ones((len(features), 1))
 
 
+def labelled_one_flat(dataset: np.ndarray) -> tuple[Any, Any]:
+    """`labelled_one` with labels of shape (n,), for a model whose logits have that shape."""
+    features, labels = labelled_one(dataset)
+    return features, labels[:, 0]
+
+
 def opacus_dpsgd(
     model: Any,
     *,
     noise_multiplier: float,
-    max_grad_norm: float,
+    max_grad_norm: float | Sequence[float],
     domain: Domain,
+    clipping: str = "flat",
+    clipping_options: Mapping[str, float] | None = None,
     learning_rate: float = 1.0,
     steps: int = 1,
     sample_rate: float = 1.0,
@@ -96,7 +116,9 @@ def opacus_dpsgd(
     import torch
 
     check_choice("release", release, ("parameters", "gradients"))
+    check_choice("clipping", clipping, CLIPPING)
     _check_records(domain, to_batch, sample_rate)
+    _check_clipping(model, clipping, max_grad_norm, clipping_options)
     relation = domain.relation.name
     claim, how = claim_under(
         opacus_claim(noise_multiplier, sample_rate, steps, accountant, delta),
@@ -108,7 +130,11 @@ def opacus_dpsgd(
         noise_multiplier=(
             noise_multiplier if optimizer_noise_multiplier is None else optimizer_noise_multiplier
         ),
-        max_grad_norm=max_grad_norm,
+        max_grad_norm=(
+            max_grad_norm if isinstance(max_grad_norm, float | int) else tuple(max_grad_norm)
+        ),
+        clipping=clipping,
+        clipping_options=dict(clipping_options or {}),
         expected_batch=float(
             batch_size if batch_size is not None else domain.max_size * sample_rate
         ),
@@ -120,9 +146,10 @@ def opacus_dpsgd(
         release=release,
         noiseless_last_step=noiseless_last_step,
     )
-    fast = steps == 1 and sample_rate == 1.0
+    fast = steps == 1 and sample_rate == 1.0 and clipping != "adaptive"
     mechanism = per_call(run.train, batch=run.one_step_batch if fast else None)
-    mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {run.noise_multiplier:g})"
+    mode = "" if clipping == "flat" else f", {clipping} clipping"
+    mechanism.name = f"opacus DP-SGD ({steps} step(s), σ = {run.noise_multiplier:g}{mode})"
     stated = (
         f"accountant {accountant!r} told σ = {noise_multiplier:g}, q = {sample_rate:g}, {steps}"
         " step(s)"
@@ -140,7 +167,7 @@ def _check_records(domain: Domain, to_batch: Callable, sample_rate: float) -> No
             "Opacus' privacy unit is one example: audit it under add_remove or substitute, got"
             f" {relation!r}."
         )
-    if to_batch is labelled_one and domain.dim is None:
+    if to_batch in (labelled_one, labelled_one_flat) and domain.dim is None:
         raise InvalidArgument(
             "the default to_batch feeds each record to the model as a feature row: give the domain "
             "vector records, Domain(dim=<the model's input size>, ...), or pass to_batch=."
@@ -149,13 +176,42 @@ def _check_records(domain: Domain, to_batch: Callable, sample_rate: float) -> No
         raise InvalidArgument(f"sample_rate must be in (0, 1], got {sample_rate!r}.")
 
 
+def _check_clipping(
+    model: Any,
+    clipping: str,
+    max_grad_norm: float | Sequence[float],
+    options: Mapping[str, float] | None,
+) -> None:
+    """Per-layer clipping takes one bound per parameter, the other modes one bound; only adaptive
+    clipping takes options (`AdaClipDPOptimizer`'s)."""
+    parameters = sum(1 for parameter in model.parameters() if parameter.requires_grad)
+    if clipping == "per_layer":
+        if isinstance(max_grad_norm, float | int) or len(max_grad_norm) != parameters:
+            raise InvalidArgument(
+                f"per-layer clipping takes one max_grad_norm per parameter: give a list of"
+                f" {parameters}, got {max_grad_norm!r}."
+            )
+    elif not isinstance(max_grad_norm, float | int):
+        raise InvalidArgument(
+            f"{clipping} clipping takes one max_grad_norm, got {max_grad_norm!r}: a list is for"
+            ' clipping="per_layer".'
+        )
+    if options and clipping != "adaptive":
+        raise InvalidArgument(
+            f"clipping_options are AdaClipDPOptimizer's (clipping='adaptive'), got {options!r} with"
+            f" clipping={clipping!r}."
+        )
+
+
 @dataclass(frozen=True)
 class _Training:
     """One DP-SGD run from the model's fixed initial parameters, as `opacus_dpsgd` releases it."""
 
     initial: Any
     noise_multiplier: float  # the noise the optimizer adds
-    max_grad_norm: float
+    max_grad_norm: float | tuple[float, ...]
+    clipping: str
+    clipping_options: dict[str, float]
     expected_batch: float
     learning_rate: float
     loss: Any
@@ -165,30 +221,48 @@ class _Training:
     release: str
     noiseless_last_step: bool
 
-    def train(self, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One training run: `steps` steps, Poisson-sampled through `rng` below sample rate 1."""
-        import torch
-
-        optimizer, module = _private(
+    def private(self, generator) -> tuple[Any, Any, Any]:
+        """The optimizer, module and loss of one run (`_private`), its noise from `generator`."""
+        return _private(
             self.initial,
             self.noise_multiplier,
             self.max_grad_norm,
             self.expected_batch,
             self.learning_rate,
-            torch.Generator().manual_seed(int(rng.integers(2**62))),
+            generator,
+            self.clipping,
+            self.clipping_options,
+            self.loss,
         )
+
+    def train(self, dataset: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One training run: `steps` steps, each on a batch from Opacus' Poisson sampler below
+        sample rate 1."""
+        import torch
+        from opacus.utils.uniform_sampler import UniformWithReplacementSampler
+
+        noise, batches = (torch.Generator().manual_seed(int(rng.integers(2**62))) for _ in "nb")
+        optimizer, module, loss = self.private(noise)
         inputs, targets = self.to_batch(dataset)
+        sampler = (
+            iter(
+                UniformWithReplacementSampler(
+                    num_samples=len(inputs),
+                    sample_rate=self.sample_rate,
+                    generator=batches,
+                    steps=self.steps,
+                )
+            )
+            if self.sample_rate < 1.0 and len(inputs)
+            else None
+        )
         released = []
         for step in range(self.steps):
             if self.noiseless_last_step and step == self.steps - 1:
                 optimizer.noise_multiplier = 0.0
-            chosen = (
-                torch.as_tensor(rng.random(len(inputs)) < self.sample_rate)
-                if self.sample_rate < 1.0
-                else slice(None)
-            )
+            chosen = torch.as_tensor(next(sampler), dtype=torch.long) if sampler else slice(None)
             optimizer.zero_grad()
-            _backward(module, self.loss, inputs[chosen], targets[chosen])
+            _backward(module, loss, inputs[chosen], targets[chosen])
             optimizer.step()
             released.append(_flat([parameter.grad for parameter in module.parameters()]))
         if self.release == "gradients":
@@ -201,20 +275,19 @@ class _Training:
         """`size` runs of one full-batch step at once: clipped and summed once, Opacus' own noise
         drawn for the whole batch."""
         import torch
+        from opacus.optimizers import DPOptimizerFastGradientClipping
         from opacus.optimizers.optimizer import _generate_noise
 
-        optimizer, module = _private(
-            self.initial,
-            self.noise_multiplier,
-            self.max_grad_norm,
-            self.expected_batch,
-            self.learning_rate,
-            None,
-        )
+        optimizer, module, loss = self.private(None)
         inputs, targets = self.to_batch(dataset)
         optimizer.zero_grad()
-        _backward(module, self.loss, inputs, targets)
-        optimizer.clip_and_accumulate()  # Opacus' per-example clipping, summed into p.summed_grad
+        _backward(module, loss, inputs, targets)
+        # Opacus' per-example clipping, summed into p.summed_grad (ghost clipping clipped in its
+        # second backward pass)
+        if isinstance(optimizer, DPOptimizerFastGradientClipping):
+            optimizer.accumulate()
+        else:
+            optimizer.clip_and_accumulate()
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
         noise_std = (
             0.0
@@ -279,7 +352,7 @@ def opacus_one_run(
         )[:, None]
         model = torch.nn.Linear(d + m, 1, bias=False)
         torch.nn.init.zeros_(model.weight)
-        optimizer, module = _private(
+        optimizer, module, loss = _private(
             model,
             used_noise,
             max_grad_norm,
@@ -291,7 +364,7 @@ def opacus_one_run(
         scores = np.zeros(m)
         for _ in range(steps):
             optimizer.zero_grad()
-            _backward(module, torch.nn.BCEWithLogitsLoss(), inputs, targets)
+            _backward(module, loss, inputs, targets)
             optimizer.step()
             scores += weight.grad[0, d:].detach().numpy()
         return scores
@@ -305,27 +378,41 @@ def opacus_one_run(
 def _private(
     model,
     noise_multiplier: float,
-    max_grad_norm: float,
+    max_grad_norm: float | tuple[float, ...],
     expected_batch: float,
     learning_rate: float,
     generator,
-):
-    """A fresh copy of `model` made private by hand, as `PrivacyEngine.make_private` does but with
-    a public expected batch size (Opacus' own is len(dataset) × q, which add/remove would reveal).
-    """
+    clipping: str = "flat",
+    clipping_options: Mapping[str, float] | None = None,
+    loss: Any = None,
+) -> tuple[Any, Any, Any]:
+    """A fresh copy of `model` made private by hand, as `PrivacyEngine.make_private` does for
+    `clipping` (its module, optimizer class and, for ghost clipping, loss) but with a public
+    expected batch size (Opacus' own is len(dataset) × q, which add/remove would reveal). Returns
+    the optimizer, the module and the loss to call (default ``BCEWithLogitsLoss``)."""
     import torch
-    from opacus import GradSampleModule
-    from opacus.optimizers import DPOptimizer
+    from opacus.grad_sample.utils import prepare_module
+    from opacus.optimizers import get_optimizer_class
+    from opacus.utils.fast_gradient_clipping_utils import DPLossFastGradientClipping
 
-    module = GradSampleModule(copy.deepcopy(model))
-    optimizer = DPOptimizer(
+    ghost = clipping == "ghost"
+    mode = "ghost" if ghost else "hooks"
+    norm = list(max_grad_norm) if isinstance(max_grad_norm, tuple) else max_grad_norm
+    module = prepare_module(
+        copy.deepcopy(model), grad_sample_mode=mode, **({"max_grad_norm": norm} if ghost else {})
+    )
+    optimizer = get_optimizer_class("flat" if ghost else clipping, False, mode)(
         torch.optim.SGD(module.parameters(), lr=learning_rate),
         noise_multiplier=noise_multiplier,
-        max_grad_norm=max_grad_norm,
+        max_grad_norm=norm,
         expected_batch_size=expected_batch,
         generator=generator,
+        **(clipping_options or {}),
     )
-    return optimizer, module
+    loss = loss if loss is not None else torch.nn.BCEWithLogitsLoss()
+    if ghost:
+        loss = DPLossFastGradientClipping(module, optimizer, copy.deepcopy(loss), "mean")
+    return optimizer, module, loss
 
 
 def _backward(module, loss, inputs, targets) -> None:

@@ -286,12 +286,21 @@ def pipelinedp_select_partitions(
 
 # -- Opacus -------------------------------------------------------------------------------------
 def opacus_step(
-    noise_multiplier: float = 1.0, optimizer_noise_multiplier: float | None = None
+    noise_multiplier: float = 1.0,
+    optimizer_noise_multiplier: float | None = None,
+    clipping: str = "flat",
+    sample_rate: float = 1.0,
+    steps: int = 1,
+    clipping_options: dict[str, float] | None = None,
+    flat_logits: bool = False,
 ) -> LibraryTarget:
-    """One full-batch DP-SGD step in Opacus: logistic regression (zero initial weights) on up to 4
-    records in [−1, 1]^2 labelled 1, C = 0.1, releasing the parameters; the claim from Opacus' PRV
-    accountant at δ = 10⁻⁵. `optimizer_noise_multiplier = noise_multiplier / 2` is the misuse."""
-    from dpfuzz.adapters.opacus import opacus_dpsgd
+    """DP-SGD in Opacus: logistic regression (zero initial weights) on up to 4 records in
+    [−1, 1]^2 labelled 1, C = 0.1 (per-layer: 0.1/√2 for the weights and for the bias), releasing
+    the parameters after `steps` steps (default one full-batch step); the claim from Opacus' PRV
+    accountant at δ = 10⁻⁵. `optimizer_noise_multiplier = noise_multiplier / 2` is the misuse;
+    `clipping`, `sample_rate` and `clipping_options` as `opacus_dpsgd` takes them. The logits and
+    labels have shape (B, 1), or (B,) with `flat_logits` (the model ends in `Flatten(0)`)."""
+    from dpfuzz.adapters.opacus import labelled_one, labelled_one_flat, opacus_dpsgd
     from dpfuzz.domain import Domain
 
     torch = _library("torch", "opacus")
@@ -299,11 +308,19 @@ def opacus_step(
     model = torch.nn.Linear(2, 1)
     for parameter in model.parameters():
         torch.nn.init.zeros_(parameter)
+    if flat_logits:
+        model = torch.nn.Sequential(model, torch.nn.Flatten(0))
     return opacus_dpsgd(
         model,
+        to_batch=labelled_one_flat if flat_logits else labelled_one,
         noise_multiplier=noise_multiplier,
-        max_grad_norm=0.1,
-        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
+        max_grad_norm=[0.1 / 2**0.5] * 2 if clipping == "per_layer" else 0.1,
+        # AdaClipDPOptimizer raises on an empty batch, so its datasets hold a record or more
+        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=int(clipping == "adaptive"), max_size=4),
+        clipping=clipping,
+        clipping_options=clipping_options,
+        sample_rate=sample_rate,
+        steps=steps,
         optimizer_noise_multiplier=optimizer_noise_multiplier,
     )
 

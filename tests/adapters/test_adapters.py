@@ -446,6 +446,129 @@ def test_opacus_step_is_not_flagged_and_half_its_noise_is_refuted(opacus):
     )
 
 
+@pytest.mark.slow
+def test_opacus_clipping_modes_draw_what_their_training_runs_draw(opacus):
+    # per-layer and ghost clipping's fast path against real steps, as for flat clipping above
+    from scipy.stats import ks_2samp
+
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
+    dataset, rng = np.array([[1.0, -1.0], [0.5, 0.5]]), np.random.default_rng(0)
+    for clipping, bound in (("per_layer", [0.06, 0.08]), ("ghost", 0.1)):
+        target = opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=bound,
+            domain=domain,
+            clipping=clipping,
+        )
+        fast = target.mechanism(dataset, 3000, rng)
+        per_call = np.array([target.mechanism.function(dataset, rng) for _ in range(1000)])
+        assert min(ks_2samp(fast[:, j], per_call[:, j]).pvalue for j in range(3)) > 1e-3
+        # noise σ‖C‖₂/B: per-layer bounds 0.06 and 0.08 make ‖C‖₂ = 0.1
+        assert per_call.std(axis=0) == pytest.approx([0.025] * 3, rel=0.1), clipping
+
+
+def test_opacus_clipping_takes_the_bounds_and_options_of_its_mode(opacus):
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
+    with pytest.raises(InvalidArgument, match="a list of 2"):
+        opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=0.1,
+            domain=domain,
+            clipping="per_layer",
+        )
+    with pytest.raises(InvalidArgument, match='clipping="per_layer"'):
+        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=[0.1, 0.1], domain=domain)
+    with pytest.raises(InvalidArgument, match="AdaClipDPOptimizer"):
+        opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=0.1,
+            domain=domain,
+            clipping_options={"max_clipbound": 1.0},
+        )
+    with pytest.raises(InvalidArgument, match="Did you mean 'ghost'"):
+        opacus_dpsgd(
+            small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, clipping="gost"
+        )
+
+
+def test_opacus_poisson_batches_hold_each_example_at_the_sample_rate(opacus):
+    from scipy.stats import binomtest
+
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    target = opacus_dpsgd(
+        small_model(),
+        noise_multiplier=1.0,
+        # noiseless: a step moves the weights iff its batch holds the record
+        optimizer_noise_multiplier=0.0,
+        max_grad_norm=0.1,
+        domain=Domain(low=-1.0, high=1.0, dim=2, max_size=4),
+        sample_rate=0.25,
+    )
+    rng = np.random.default_rng(0)
+    moved = [
+        np.any(target.mechanism.function(np.array([[1.0, 1.0]]), rng) != 0) for _ in range(400)
+    ]
+    assert binomtest(sum(moved), len(moved), 0.25).pvalue > 1e-3
+    again = np.random.default_rng(1), np.random.default_rng(1)
+    first, second = (target.mechanism.function(np.ones((4, 2)), generator) for generator in again)
+    assert np.array_equal(first, second)
+
+
+def test_opacus_adaptive_clipping_moves_its_bound_with_the_noisy_unclipped_count(opacus):
+    from dpfuzz import Domain
+    from dpfuzz.adapters.opacus import opacus_dpsgd
+
+    target = opacus_dpsgd(
+        small_model(),
+        noise_multiplier=1.0,
+        optimizer_noise_multiplier=0.0,  # the gradients noiseless, the count not
+        max_grad_norm=0.1,
+        domain=Domain(low=-1.0, high=1.0, dim=2, min_size=1, max_size=4),
+        clipping="adaptive",
+        clipping_options={
+            "target_unclipped_quantile": 0.5,
+            "clipbound_learning_rate": 0.2,
+            "max_clipbound": 1.0,
+            "min_clipbound": 0.01,
+            "unclipped_num_std": 1.0,
+        },
+        steps=2,
+        release="gradients",
+    )
+    rng = np.random.default_rng(0)
+    steps = np.array([target.mechanism.function(np.ones((1, 2)), rng) for _ in range(50)])
+    first, second = (np.linalg.norm(steps[:, part], axis=1) for part in (slice(3), slice(3, 6)))
+    # one clipped example over B = 4: the first step moves by C/4, the second by its new bound/4
+    assert np.allclose(first, 0.1 / 4) and np.std(second) > 0.001
+
+
+@pytest.mark.slow
+def test_opacus_ghost_clipping_of_column_logits_is_refuted_and_flat_logits_are_not(opacus):
+    # BCEWithLogitsLoss on (B, 1) logits: Opacus' second backward pass multiplies the (B,)
+    # clipping coefficients into (B, 1) losses, which broadcasts (docs/findings.md)
+    from dpfuzz.adapters.standard import opacus_step
+
+    column = opacus_step(clipping="ghost")
+    report = column.audit(seed=0, max_draws=40_000)
+    assert report.violated and report.epsilon_lower_bound > column.claim.epsilon
+    for correct in (
+        opacus_step(clipping="ghost", flat_logits=True),
+        opacus_step(clipping="per_layer"),
+    ):
+        assert not correct.audit(seed=0, budget="quick").violated
+
+
 @pytest.mark.slow  # training runs one by one (≈ 500 per second)
 def test_opacus_noiseless_last_step_is_refuted_white_box(opacus):
     from dpfuzz import Domain
