@@ -72,6 +72,11 @@ EXPERIMENTS = [
         " (configs/libraries-models.toml)",
     ),
     (
+        "libraries-opacus",
+        "python benchmarks/libraries.py --config configs/libraries-opacus.toml",
+        "issue 77: Opacus' clipping modes and Poisson sampling (configs/libraries-opacus.toml)",
+    ),
+    (
         "libraries-smartnoise",
         "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
         "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)",

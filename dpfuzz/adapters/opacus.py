@@ -241,8 +241,10 @@ class _Training:
         import torch
         from opacus.utils.uniform_sampler import UniformWithReplacementSampler
 
-        noise, batches = (torch.Generator().manual_seed(int(rng.integers(2**62))) for _ in "nb")
-        optimizer, module, loss = self.private(noise)
+        optimizer, module, loss = self.private(
+            torch.Generator().manual_seed(int(rng.integers(2**62)))
+        )
+        batches = torch.Generator().manual_seed(int(rng.integers(2**62)))
         inputs, targets = self.to_batch(dataset)
         sampler = (
             iter(
