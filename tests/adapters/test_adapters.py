@@ -476,28 +476,24 @@ def test_opacus_clipping_takes_the_bounds_and_options_of_its_mode(opacus):
     from dpfuzz.adapters.opacus import opacus_dpsgd
 
     domain = Domain(low=-1.0, high=1.0, dim=2, max_size=4)
+
+    def build(max_grad_norm, **options):
+        return opacus_dpsgd(
+            small_model(),
+            noise_multiplier=1.0,
+            max_grad_norm=max_grad_norm,
+            domain=domain,
+            **options,
+        )
+
     with pytest.raises(InvalidArgument, match="a list of 2"):
-        opacus_dpsgd(
-            small_model(),
-            noise_multiplier=1.0,
-            max_grad_norm=0.1,
-            domain=domain,
-            clipping="per_layer",
-        )
+        build(0.1, clipping="per_layer")
     with pytest.raises(InvalidArgument, match='clipping="per_layer"'):
-        opacus_dpsgd(small_model(), noise_multiplier=1.0, max_grad_norm=[0.1, 0.1], domain=domain)
+        build([0.1, 0.1])
     with pytest.raises(InvalidArgument, match="AdaClipDPOptimizer"):
-        opacus_dpsgd(
-            small_model(),
-            noise_multiplier=1.0,
-            max_grad_norm=0.1,
-            domain=domain,
-            clipping_options={"max_clipbound": 1.0},
-        )
+        build(0.1, clipping_options={"max_clipbound": 1.0})
     with pytest.raises(InvalidArgument, match="Did you mean 'ghost'"):
-        opacus_dpsgd(
-            small_model(), noise_multiplier=1.0, max_grad_norm=0.1, domain=domain, clipping="gost"
-        )
+        build(0.1, clipping="gost")
 
 
 def test_opacus_poisson_batches_hold_each_example_at_the_sample_rate(opacus):
