@@ -181,19 +181,41 @@ class _Multiset(Relation):
     def classic_pairs(self, domain: Domain) -> list[DatasetPair]:
         """Identical extreme records with `distance` differing extreme records: the largest
         change of a sum or mean, at the smallest and largest sizes (scale bugs that depend on n).
-        A labelled domain's come next: the same features with the other extreme label."""
-        return self._extreme_pairs(domain, _patterns(domain, self.pattern_sizes(domain)))
+        A labelled domain's come next: the same features with the other extreme label. Last, the
+        turn-around pair (`turn_around`)."""
+        sizes = self.pattern_sizes(domain)
+        return self._extreme_pairs(domain, _patterns(domain, sizes) + self.turn_around(domain))
+
+    def turn_around(self, domain: Domain) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """The turn-around pattern, as `_patterns` gives them: m equal records above the middle of
+        the range and, in d1, `distance` records k at `lower` beside m of them, at the smallest
+        size that keeps one (m = 1). Centred on the middle and in half-ranges, the base records
+        sit at k / 2m, so d1's total is −k/2 where d0's is positive: the total turns around
+        (½, then ½ + (−1), in [−1, 1]), where equal extremes cancel. It catches a clip, sign or
+        normalisation of an aggregate (a mean clipped per microbatch, not per record) that no
+        extreme pair moves by more than one record's share. A labelled domain's records all keep the
+        upper label. None when the sizes leave no room, or integer records too few to turn."""
+        sizes = self.pattern_sizes(domain)
+        base_size = max(sizes[0], self.distance + 1 if isinstance(self, Substitute) else 1)
+        if base_size > sizes[-1]:
+            return []
+        kept = base_size - self.distance if isinstance(self, Substitute) else base_size
+        base = np.full(domain.record_shape, min(1.0, 0.5 + 0.25 * self.distance / kept))
+        other = np.zeros(domain.record_shape)
+        if domain.labelled:  # the features turn around; every record keeps the upper label
+            base[-1] = other[-1] = 1.0
+        # integer records round the base: keep the pattern only where the total still turns
+        middle = (domain.lower + domain.upper) / 2
+        above = _record(domain, base) - middle
+        if np.any(kept * above + self.distance * (domain.lower - middle) >= 0):
+            return []
+        return [(base, other, base_size)]
 
     def _extreme_pairs(self, domain: Domain, patterns: list) -> list[DatasetPair]:
-        """`constant_pair` of each (base, other, size) of `patterns`, 1 meaning `upper` and 0
-        `lower` in each record coordinate."""
+        """`constant_pair` of each (base, other, size) of `patterns`, fractions of the way from
+        `lower` to `upper` in each record coordinate (1 is `upper` and 0 `lower` exactly)."""
         return [
-            self.constant_pair(
-                domain,
-                size,
-                np.where(base == 1.0, domain.upper, domain.lower),
-                np.where(other == 1.0, domain.upper, domain.lower),
-            )
+            self.constant_pair(domain, size, _record(domain, base), _record(domain, other))
             for base, other, size in patterns
         ]
 
@@ -214,8 +236,11 @@ class _Multiset(Relation):
             self.constant_pair(domain, int(size), domain.record_at(base), domain.record_at(other))
             for size, base, other in cells
         ]
-        # a labelled domain's relabelled classic pairs come right after the corners
-        relabelled = self._extreme_pairs(domain, _label_patterns(domain, extremes))
+        # a labelled domain's relabelled classic pairs, then the turn-around, come right after
+        # the corners
+        relabelled = self._extreme_pairs(
+            domain, _label_patterns(domain, extremes) + self.turn_around(domain)
+        )
         pairs, keys = [], set()
         for pair in candidates[:corners] + relabelled + candidates[corners:]:
             if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
@@ -242,9 +267,20 @@ class _Multiset(Relation):
 
     def _classic_units(self, domain: Domain, order: float) -> list[np.ndarray]:
         sizes = self.pattern_sizes(domain)
+        low, high = sizes[0], sizes[-1]
+
+        def size_unit(size: int) -> float:  # `_choose` maps it back to `size`
+            return (
+                0.0
+                if size == low
+                else 1.0
+                if size == high
+                else (size - low + 0.5) / (high - low + 1)
+            )
+
         return [
-            self._unit_point(domain, 0.0 if size == sizes[0] else 1.0, order, base, other)
-            for base, other, size in _patterns(domain, sizes)
+            self._unit_point(domain, size_unit(size), order, base, other)
+            for base, other, size in _patterns(domain, sizes) + self.turn_around(domain)
         ]
 
 
@@ -579,6 +615,16 @@ def _label_patterns(domain: Domain, sizes: list[int]) -> list[tuple[np.ndarray, 
         for size in sizes
         for base, other in ((upper, upper_relabelled), (lower, lower_relabelled))
     ]
+
+
+def _record(domain: Domain, fractions: np.ndarray) -> np.ndarray:
+    """The record at `fractions` of the way from `lower` to `upper` (0 and 1 exactly those)."""
+    between = domain.lower + fractions * (domain.upper - domain.lower)
+    if domain.dtype == "int":
+        between = np.round(between)
+    return np.where(
+        fractions == 1.0, domain.upper, np.where(fractions == 0.0, domain.lower, between)
+    )
 
 
 def _choose(unit: float, low: int, high: int) -> int:

@@ -13,6 +13,7 @@ from dpfuzz.errors import InvalidArgument
 from dpfuzz.validation import did_you_mean
 
 from . import (
+    clipping,
     counting,
     dpsgd,
     errors,
@@ -47,6 +48,7 @@ _MODULES = (
     streams,
     median,
     gradient_descent,
+    clipping,
     subsampling,
     dpsgd,
     floating_point,

@@ -20,8 +20,8 @@ mean moves by up to 2 × clip. Two misuses are parameters: ``optimizer_noise_mul
 optimizer adds other noise than the statement was told) and ``used_microbatching=False`` with
 microbatches of two or more.
 
-Sampling: steps run in a compiled TensorFlow loop, 1,024 draws per call. The optimizer's noise
-comes from TensorFlow's own generator, not the audit's: audits are valid but not
+Sampling: steps run in a compiled TensorFlow loop, at most 1,024 draws per call. The optimizer's
+noise comes from TensorFlow's own generator, not the audit's: audits are valid but not
 bit-reproducible.
 """
 
@@ -41,7 +41,7 @@ from dpfuzz.mechanism import per_call
 from dpfuzz.validation import check_choice, check_int
 
 OPTIMIZERS = {"sgd": "SGD", "adam": "Adam", "adagrad": "Adagrad"}  # TF Privacy's class names
-CHUNK = 1024  # draws per compiled call
+CHUNK = 1024  # most draws per compiled call
 
 
 def tfprivacy_dpsgd(
@@ -160,10 +160,9 @@ class _Training:
         records = np.asarray(dataset, dtype=np.float32).reshape(-1, 2)
         examples[: len(records)] = records
         run = self._compiled or self._compile()
-        chunks = []
-        for _ in range(-(-size // CHUNK)):
-            chunks.append(run(tf.constant(examples), tf.constant(CHUNK)).numpy())
-        return np.concatenate(chunks)[:size].astype(float)
+        counts = [CHUNK] * (size // CHUNK) + ([size % CHUNK] if size % CHUNK else [])
+        chunks = [run(tf.constant(examples), tf.constant(count)).numpy() for count in counts]
+        return np.concatenate(chunks).astype(float)
 
     def _compile(self):
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")

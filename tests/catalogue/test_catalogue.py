@@ -59,7 +59,8 @@ def test_catalogue_lists_every_documented_mechanism():
     NoisyHistogram NoisyHistogramWrongScale Laplace TruncatedGeometric RandomizedResponse
     RandomizedResponseWrongEps RAPPOR OneTimeRAPPOR PrefixSum ExponentialMedian
     ExponentialMedianNoHalf
-    ScaledGD MicrobatchGD AverageThenClipGD PoissonSubsampledGaussian ShuffledBatchAsPoisson
+    ScaledGD MicrobatchGD AverageThenClipGD ClippedRecordsSum ClippedTotalSum
+    PoissonSubsampledGaussian ShuffledBatchAsPoisson
     GroupSubsampledGaussian NaiveFloatLaplace SnappingLaplace GeoSample iSVT1 iSVT2 iSVT3 iSVT4
     DPSGD DPSGDScaleBeforeClip DPSGDNoClip DPSGDWrongBatch DPSGDLastStepNoiseless
     LaplaceWithFallback ClampedLaplace TruncatedCoordinateLaplace ClampedLaplaceVector

@@ -28,8 +28,57 @@ def test_random_finder_tries_the_classic_patterns_first(rng):
     finder.start(domain, rng)
     patterns = domain.relation.classic_pairs(domain)
     assert [finder.ask() for _ in patterns] == patterns
-    # Extreme records at the extreme sizes: [] + [1], [] + [0], four 1s + a 0, four 0s + a 1.
-    assert patterns[0].d0.size == 0 and patterns[-1].d1.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    # Extreme records at the extreme sizes: [] + [1], [] + [0], four 1s + a 0, four 0s + a 1;
+    # then the turn-around: [0.75] + [0]
+    assert patterns[0].d0.size == 0 and patterns[3].d1.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    assert patterns[4] == DatasetPair(np.array([0.75]), np.array([0.75, 0.0]))
+
+
+@pytest.mark.parametrize(
+    "domain, turn_around",
+    [
+        (
+            Domain(low=-1.0, high=1.0, dim=2, min_size=0, max_size=4),
+            DatasetPair(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5], [-1.0, -1.0]])),
+        ),
+        (
+            Domain(low=-1.0, high=1.0, min_size=3, max_size=5, relation="substitute"),
+            DatasetPair(np.array([0.25, 0.25, 0.25]), np.array([0.25, 0.25, -1.0])),
+        ),
+        (
+            Domain(low=-4, high=4, dtype="int", min_size=0, max_size=6, distance=2),
+            DatasetPair(np.array([4]), np.array([4, -4, -4])),
+        ),
+    ],
+)
+def test_the_turn_around_pair_turns_a_centred_sum_around(domain, turn_around):
+    pairs = domain.relation.classic_pairs(domain)
+    assert pairs[-1] == turn_around and turn_around not in pairs[:-1]
+    assert np.sign(turn_around.d0.sum(axis=0)) == pytest.approx(
+        -np.sign(turn_around.d1.sum(axis=0))
+    )
+    # the grid tries it right after its corners
+    assert turn_around in domain.relation.lattice(domain, 2)[: len(pairs) + 4]
+
+
+def test_no_turn_around_pair_where_the_sizes_leave_no_room():
+    for domain in (
+        Domain(min_size=0, max_size=1),
+        Domain(min_size=1, max_size=1, relation="substitute"),
+    ):
+        assert len(domain.relation.classic_pairs(domain)) == 2
+
+
+def test_the_classic_pairs_alone_refute_a_clipped_total_that_random_pairs_miss():
+    # ClippedTotalSum moves by 2C only where one record turns the total around; the extreme pairs
+    # move it by at most C (mechanisms/clipping.py)
+    item = entry("ClippedTotalSum")
+    pairs = item.domain().relation.classic_pairs(item.domain())
+    report = audit(item(), item.claim(), item.domain(), finder="random", trials=len(pairs), seed=0)
+    assert report.violated and report.witness in (pairs[-1], pairs[-1].swapped())
+    # without it: the extreme pairs hold the claim
+    extremes = audit(item(), item.claim(), item.domain(), finder=pairs[:-1], seed=0)
+    assert not extremes.violated
 
 
 def test_grid_is_deterministic_corners_first_and_refines(rng):
@@ -43,9 +92,9 @@ def test_grid_is_deterministic_corners_first_and_refines(rng):
     # no pair twice: a 2-point grid has 6 distinct pairs, the rest are refinements
     assert len(keys) == 30
     corners = {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in pairs[:6]}
-    assert {
-        (tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in domain.relation.classic_pairs(domain)
-    } <= corners
+    *extremes, turn_around = domain.relation.classic_pairs(domain)
+    assert {(tuple(p.d0.tolist()), tuple(p.d1.tolist())) for p in extremes} <= corners
+    assert pairs[6] == turn_around
 
 
 def test_unknown_finder_names():
@@ -127,18 +176,21 @@ def test_a_labelled_domain_proposes_records_that_differ_only_in_their_label():
     plain = Domain(dim=3, min_size=1, max_size=6)
     pairs = domain.relation.classic_pairs(domain)
     # the plain domain's corner pairs first, unchanged; then the same features, the other label
-    assert pairs[:4] == plain.relation.classic_pairs(plain)
-    assert [(p.d0[0].tolist(), p.d1[-1].tolist(), len(p.d0)) for p in pairs[4:]] == [
+    assert pairs[:4] == plain.relation.classic_pairs(plain)[:4]
+    assert [(p.d0[0].tolist(), p.d1[-1].tolist(), len(p.d0)) for p in pairs[4:8]] == [
         ([1.0, 1.0, 1.0], [1.0, 1.0, 0.0], 1),
         ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 1),
         ([1.0, 1.0, 1.0], [1.0, 1.0, 0.0], 5),
         ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 5),
     ]
-    # the grid tries them right after its corners
+    # the grid tries them, and the turn-around pair, right after its corners
     lattice = domain.relation.lattice(domain, 3)
     corners = 8  # two sizes × (base, other) in {0, 1}²
     assert lattice[:corners] == plain.relation.lattice(plain, 3)[:corners]
-    assert lattice[corners : corners + 4] == pairs[4:]
+    assert lattice[corners : corners + 5] == pairs[4:]
+    assert pairs[8] == DatasetPair(
+        np.array([[0.75, 0.75, 1.0]]), np.array([[0.75, 0.75, 1.0], [0.0, 0.0, 1.0]])
+    )
     assert domain.to_dict()["labelled"] is True and "labelled" not in plain.to_dict()
     with pytest.raises(InvalidArgument, match="labelled=True needs vector records"):
         Domain(labelled=True)
