@@ -206,8 +206,9 @@ class _Multiset(Relation):
             base[-1] = other[-1] = 1.0
         # integer records round the base: keep the pattern only where the total still turns
         middle = (domain.lower + domain.upper) / 2
-        above = _record(domain, base) - middle
-        if np.any(kept * above + self.distance * (domain.lower - middle) >= 0):
+        total = kept * (_record(domain, base) - middle) + self.distance * (domain.lower - middle)
+        features = total[..., :-1] if domain.labelled else total
+        if np.any(features >= 0):
             return []
         return [(base, other, base_size)]
 

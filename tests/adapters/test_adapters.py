@@ -1097,21 +1097,20 @@ def test_the_tfprivacy_example_in_the_guide_runs(tensorflow_privacy, monkeypatch
 
 
 def test_tfprivacy_half_noise_and_untold_microbatches_are_refuted(tensorflow_privacy):
-    from dpfuzz import DatasetPair
     from dpfuzz.adapters.tfprivacy import tfprivacy_dpsgd
 
     # TensorFlow draws the noise from its own generator, so a seed does not fix the verdict: each
     # budget is about three times the draws the audit takes on ten seeds
     half_noise = tfprivacy_dpsgd(1.0, delta=1e-3, optimizer_noise_multiplier=0.5)
     assert half_noise.audit(seed=0, max_draws=300_000).violated
-    # one microbatch holds both examples: its clipped mean turns from +C to −C (2 × clip)
-    pair = DatasetPair(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5], [-1.0, -1.0]]))
-    options = {"finder": [pair], "seed": 0, "max_draws": 40_000, "sampling": "sequential"}
-    # told of the microbatches, the statement halves σ: this pair's exact ε (the claim test)
+    # the search's turn-around pair puts (½, ½) and (−1, −1) in one microbatch: its clipped mean
+    # turns from +C to −C (2 × clip), where the statement, told of no microbatches, assumes C
     untold = tfprivacy_dpsgd(
         1.0, delta=1e-3, microbatch_size=2, l2_norm_clip=0.01, used_microbatching=False
     )
-    assert audit(untold.mechanism, untold.claim, untold.domain, **options).violated
+    turn_around = untold.domain.relation.classic_pairs(untold.domain)[-1]
+    report = untold.audit(seed=0, max_draws=300_000)
+    assert report.violated and report.witness in (turn_around, turn_around.swapped())
 
 
 @pytest.fixture

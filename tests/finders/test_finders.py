@@ -61,12 +61,15 @@ def test_the_turn_around_pair_turns_a_centred_sum_around(domain, turn_around):
     assert turn_around in domain.relation.lattice(domain, 2)[: len(pairs) + 4]
 
 
-def test_no_turn_around_pair_where_the_sizes_leave_no_room():
+def test_no_turn_around_pair_where_the_sizes_or_integer_records_leave_no_room():
     for domain in (
         Domain(min_size=0, max_size=1),
         Domain(min_size=1, max_size=1, relation="substitute"),
     ):
         assert len(domain.relation.classic_pairs(domain)) == 2
+    # bits: the base rounds to 1, and adding a 0 leaves the total where it was
+    bits = Domain(low=0, high=1, dtype="int", max_size=5)
+    assert len(bits.relation.classic_pairs(bits)) == 4
 
 
 def test_the_classic_pairs_alone_refute_a_clipped_total_that_random_pairs_miss():
