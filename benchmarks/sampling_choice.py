@@ -16,6 +16,7 @@ policy costs only its own audits.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 from concurrent.futures import ProcessPoolExecutor
@@ -107,7 +108,7 @@ def refuted(job: tuple) -> bool | None:
     """Whether the audit `job` = (set, quick, case index, mode, budget, seed) refutes its claim
     (None: the mode cannot run with so few draws)."""
     name, quick, index, sampling, budget, seed = job
-    _, mechanism, claim, domain, tester, _ = SETS[name](quick)[index]
+    _, mechanism, claim, domain, tester, _ = cases(name, quick)[index]
     try:
         report = audit(
             mechanism, claim, domain, seed=seed, sampling=sampling, tester=tester, max_draws=budget
@@ -117,9 +118,17 @@ def refuted(job: tuple) -> bool | None:
     return report.violated
 
 
+@functools.cache
+def cases(name: str, quick: bool) -> list[tuple]:
+    """Set `name`'s cases, built once per process."""
+    return SETS[name](quick)
+
+
 def key(job: tuple) -> str:
-    """The saved outcomes' name for `job`'s case, mode and budget (its seeds under it)."""
-    return "|".join(map(str, job[:-1]))
+    """The saved outcomes' name for `job`'s case, mode and budget (its seeds under it): the
+    case by name, so that a case added to a set does not take another's outcomes."""
+    name, quick, index, sampling, budget, _ = job
+    return "|".join(map(str, (name, quick, cases(name, quick)[index][0], sampling, budget)))
 
 
 def auto_races(case: tuple, budget: int) -> bool:
@@ -132,7 +141,7 @@ def auto_races(case: tuple, budget: int) -> bool:
 def table(name: str, results: dict, quick: bool, seeds: range, budgets: tuple) -> list[str]:
     """The rows of set `name`: refuted of the seeds per budget and mode (the one `"auto"` runs in
     bold), totals and the cases `"auto"` refutes less often than adaptive sampling."""
-    found = SETS[name](quick)
+    found = cases(name, quick)
 
     def caught(index: int, mode: str, budget: int) -> int:
         if mode == "auto":

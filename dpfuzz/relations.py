@@ -71,6 +71,11 @@ class Relation(ABC):
     def classic_pairs(self, domain: Domain) -> list[DatasetPair]:
         """Hand-made pairs that catch most textbook bugs, tried before any search."""
 
+    def turn_around_pairs(self, domain: Domain) -> list[DatasetPair]:
+        """The classic pairs that turn an aggregate around (the multiset relations' last one;
+        none by default)."""
+        return []
+
     @abstractmethod
     def classic_units(self, domain: Domain) -> list[np.ndarray]:
         """`classic_pairs` as points of the unit cube (`pair_from_unit` maps each to its pair)."""
@@ -186,31 +191,31 @@ class _Multiset(Relation):
         sizes = self.pattern_sizes(domain)
         return self._extreme_pairs(domain, _patterns(domain, sizes) + self.turn_around(domain))
 
+    def turn_around_pairs(self, domain: Domain) -> list[DatasetPair]:
+        return self._extreme_pairs(domain, self.turn_around(domain))
+
     def turn_around(self, domain: Domain) -> list[tuple[np.ndarray, np.ndarray, int]]:
-        """The turn-around pattern, as `_patterns` gives them: m equal records above the middle of
-        the range and, in d1, `distance` records k at `lower` beside m of them, at the smallest
-        size that keeps one (m = 1). Centred on the middle and in half-ranges, the base records
-        sit at k / 2m, so d1's total is −k/2 where d0's is positive: the total turns around
-        (½, then ½ + (−1), in [−1, 1]), where equal extremes cancel. It catches a clip, sign or
-        normalisation of an aggregate (a mean clipped per microbatch, not per record) that no
-        extreme pair moves by more than one record's share. A labelled domain's records all keep the
-        upper label. None when the sizes leave no room, or integer records too few to turn."""
+        """The turn-around pattern, as `_patterns` gives them (decision record 0039). d0 holds
+        equal base records above the middle of the range, at the smallest size that leaves one
+        of them in d1; d1 adds (or substitutes) k = `distance` records at `lower`. With m base
+        records left in d1, they sit k / 2m half-ranges above the middle, so the total about the
+        middle turns from positive in d0 to −k/2 in d1: (½, then ½ + (−1), in [−1, 1]). Equal
+        extremes cancel instead, so this is the pair that moves a clipped, normalised or signed
+        aggregate (a microbatch's clipped mean) by two records' share. None where the sizes
+        leave no room, where integer records round the base so that the total no longer turns,
+        and in a labelled domain, whose eight classic pairs already take most of a search's
+        trials."""
         sizes = self.pattern_sizes(domain)
         base_size = max(sizes[0], self.distance + 1 if isinstance(self, Substitute) else 1)
-        if base_size > sizes[-1]:
+        if domain.labelled or base_size > sizes[-1]:
             return []
         kept = base_size - self.distance if isinstance(self, Substitute) else base_size
         base = np.full(domain.record_shape, min(1.0, 0.5 + 0.25 * self.distance / kept))
-        other = np.zeros(domain.record_shape)
-        if domain.labelled:  # the features turn around; every record keeps the upper label
-            base[-1] = other[-1] = 1.0
-        # integer records round the base: keep the pattern only where the total still turns
         middle = (domain.lower + domain.upper) / 2
         total = kept * (_record(domain, base) - middle) + self.distance * (domain.lower - middle)
-        features = total[..., :-1] if domain.labelled else total
-        if np.any(features >= 0):
+        if np.any(total >= 0):  # integer records rounded the base: the total does not turn
             return []
-        return [(base, other, base_size)]
+        return [(base, np.zeros(domain.record_shape), base_size)]
 
     def _extreme_pairs(self, domain: Domain, patterns: list) -> list[DatasetPair]:
         """`constant_pair` of each (base, other, size) of `patterns`, fractions of the way from
@@ -237,8 +242,8 @@ class _Multiset(Relation):
             self.constant_pair(domain, int(size), domain.record_at(base), domain.record_at(other))
             for size, base, other in cells
         ]
-        # a labelled domain's relabelled classic pairs, then the turn-around, come right after
-        # the corners
+        # a labelled domain's relabelled classic pairs, or the turn-around, come right after the
+        # corners
         relabelled = self._extreme_pairs(
             domain, _label_patterns(domain, extremes) + self.turn_around(domain)
         )

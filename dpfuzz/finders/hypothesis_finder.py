@@ -1,11 +1,12 @@
 """Hypothesis-driven search: targeted generation towards larger divergence, then shrinking.
 
-Hypothesis runs the search in a helper thread. The relation's classic patterns come first as
-explicit examples; a failing pattern ends the search unshrunk (it is already simple). Otherwise its
-test function hands each generated pair to the audit loop (`ask`), waits for the score (`tell`),
-reports it with ``hypothesis.target`` so the targeted phase climbs towards larger divergence, and
-*fails* on a positive score (the search sample looks violating). Hypothesis then shrinks that
-failing pair towards the simplest one that still fails, each shrink step being one more audit trial.
+Hypothesis runs the search in a helper thread. The relation's classic patterns (but the
+turn-around pair) come first as explicit examples; a failing pattern ends the search unshrunk (it
+is already simple). Otherwise its test function hands each generated pair to the audit loop
+(`ask`), waits for the score (`tell`), reports it with ``hypothesis.target`` so the targeted phase
+climbs towards larger divergence, and *fails* on a positive score (the search sample looks
+violating). Hypothesis then shrinks that failing pair towards the simplest one that still fails,
+each shrink step being one more audit trial.
 `candidate()` is the smallest failing pair seen, which the audit verifies on fresh samples and
 reports as the witness. Reproducible: Hypothesis is seeded from the audit's generator and keeps no
 database.
@@ -82,7 +83,11 @@ class HypothesisFinder(BaseFinder):
                 self._failing.append(pair)
                 raise _LooksViolating
 
-        for pair in reversed(domain.relation.classic_pairs(domain) if self.patterns else []):
+        # a failing example ends the search, so no turn-around pair: it looks violating on
+        # near-misses (decision record 0039)
+        turn_around = domain.relation.turn_around_pairs(domain)
+        patterns = domain.relation.classic_pairs(domain) if self.patterns else []
+        for pair in reversed([pair for pair in patterns if pair not in turn_around]):
             explore = example(pair=pair)(explore)  # the outermost @example runs first
 
         def run() -> None:
