@@ -244,11 +244,11 @@ class _Multiset(Relation):
         ]
         # a labelled domain's relabelled classic pairs, or the turn-around, come right after the
         # corners
-        relabelled = self._extreme_pairs(
+        after_corners = self._extreme_pairs(
             domain, _label_patterns(domain, extremes) + self.turn_around(domain)
         )
         pairs, keys = [], set()
-        for pair in candidates[:corners] + relabelled + candidates[corners:]:
+        for pair in candidates[:corners] + after_corners + candidates[corners:]:
             if pair.key() not in keys and not np.array_equal(pair.d0, pair.d1):
                 keys.add(pair.key())
                 pairs.append(pair)
