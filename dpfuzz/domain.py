@@ -223,8 +223,9 @@ class Domain:
         size = int(rng.integers(self.min_size, self.max_size + 1)) if size is None else size
         return self.random_records(size, rng)
 
-    def record_at(self, fraction: float) -> np.ndarray:
-        """The record at `fraction` of the way from `lower` to `upper` in every coordinate."""
+    def record_at(self, fraction: float | np.ndarray) -> np.ndarray:
+        """The record at `fraction` of the way from `lower` to `upper` in every coordinate (or
+        per coordinate: an array of the record's shape)."""
         record = self._low + fraction * (self._high - self._low)
         return np.round(record) if self.dtype == "int" else record
 

@@ -131,6 +131,7 @@ class _Multiset(Relation):
     """Shared by add/remove and substitute: records are a multiset, `distance` of them differ."""
 
     distance: int = 1
+    replaces: ClassVar[bool]  # d1 replaces records of d0 (substitute) or only adds them
 
     def __post_init__(self) -> None:
         check_int("distance", self.distance, minimum=1)
@@ -206,10 +207,11 @@ class _Multiset(Relation):
         and in a labelled domain, whose eight classic pairs already take most of a search's
         trials."""
         sizes = self.pattern_sizes(domain)
-        base_size = max(sizes[0], self.distance + 1 if isinstance(self, Substitute) else 1)
+        removed = self.distance if self.replaces else 0  # base records of d0 not in d1
+        base_size = max(sizes[0], removed + 1)
         if domain.labelled or base_size > sizes[-1]:
             return []
-        kept = base_size - self.distance if isinstance(self, Substitute) else base_size
+        kept = base_size - removed
         base = np.full(domain.record_shape, min(1.0, 0.5 + 0.25 * self.distance / kept))
         middle = (domain.lower + domain.upper) / 2
         total = kept * (_record(domain, base) - middle) + self.distance * (domain.lower - middle)
@@ -295,6 +297,7 @@ class AddRemove(_Multiset):
     """One dataset is the other with `distance` records added."""
 
     name: ClassVar[str] = "add_remove"
+    replaces: ClassVar[bool] = False
 
     def check_domain(self, domain: Domain) -> None:
         if domain.max_size == domain.min_size:
@@ -361,6 +364,7 @@ class Substitute(_Multiset):
     """Same size, `distance` records replaced by other values."""
 
     name: ClassVar[str] = "substitute"
+    replaces: ClassVar[bool] = True
 
     def check_domain(self, domain: Domain) -> None:
         if domain.max_size < self.distance:
@@ -624,10 +628,8 @@ def _label_patterns(domain: Domain, sizes: list[int]) -> list[tuple[np.ndarray, 
 
 
 def _record(domain: Domain, fractions: np.ndarray) -> np.ndarray:
-    """The record at `fractions` of the way from `lower` to `upper` (0 and 1 exactly those)."""
-    between = domain.lower + fractions * (domain.upper - domain.lower)
-    if domain.dtype == "int":
-        between = np.round(between)
+    """`Domain.record_at` per coordinate, with 0 and 1 exactly `lower` and `upper`."""
+    between = domain.record_at(fractions)
     return np.where(
         fractions == 1.0, domain.upper, np.where(fractions == 0.0, domain.lower, between)
     )
