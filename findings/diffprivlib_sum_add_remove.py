@@ -2,7 +2,7 @@
 
 Standalone reproduction (needs only diffprivlib and numpy; runs in about a second):
 
-    python findings/diffprivlib_sum_add_remove.py
+    python findings/diffprivlib_sum_add_remove.py [runs per dataset, default 4000]
 
 `diffprivlib.tools.sum` noises the sum with `LaplaceTruncated(sensitivity=upper - lower,
 lower=n·lower, upper=n·upper)`. The output range depends on the number of records n, so a
@@ -11,10 +11,12 @@ neighbour with one record more can release values the other dataset never can: w
 holds under add/remove; under substitution (n public) the release is ε-DP.
 """
 
+import sys
+
 import numpy as np
 from diffprivlib import BudgetAccountant, tools
 
-RUNS = 4000
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 4000
 rng = np.random.default_rng(0)
 
 

@@ -75,6 +75,7 @@ def test_the_exact_model_matches_diffprivlibs_own_forest(exact, shuffle):
         ("diffprivlib_forest_shuffle.py", "diffprivlib", 60),
         ("diffprivlib_classes_from_data.py", "diffprivlib", 60),
         ("diffprivlib_kmeans_attributes.py", "diffprivlib", 60),
+        ("diffprivlib_sum_add_remove.py", "diffprivlib", 60),
         ("forest_exact.py", "diffprivlib", 60),
         ("opacus_ghost_clipping_shape.py", "opacus", 60),
         # beside smartnoise-sql (README); 40 MWEM and 20 MST fits per side
