@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from dpfuzz.claims import ApproxDP
 from dpfuzz.engine import clock
 from dpfuzz.engine.certification import Verification
 from dpfuzz.engine.pipeline import Ending
@@ -30,7 +31,7 @@ def audit_report(
     if verification is None or finder is None:
         return too_slow_report(run, settings, ending.unfinished or "nothing was certified")
     result, candidate = verification.result, verification.pair
-    power = None if result.violated else _power(tester, result)
+    power = None if result.violated else _power(run, tester, result)
     return AuditReport(
         violated=result.violated,
         claim=run.claim,
@@ -66,9 +67,26 @@ def audit_report(
     )
 
 
-def _power(tester: Tester, result: TestResult) -> dict:
-    """What a certificate that did not refute could have refuted (a race's: `race_power`)."""
-    return race_power(result) if result.details.get("sequential") else tester.detectable(result)
+def _power(run: Run, tester: Tester, result: TestResult) -> dict:
+    """What a certificate that did not refute could have refuted (a race's: `race_power`). On an
+    event holding so much of Q that no count under P refutes the claim on it (e^ε·Q̂(S) + δ ≥ 1),
+    the audit's own power instead: what its verification outputs refute by the rule that passed
+    it (`engine.verdict`, docs/decisions/0040)."""
+    if result.details.get("sequential"):
+        return race_power(result)
+    power = tester.detectable(result)
+    if power.get("more_outputs_help") is False:
+        failing = ""
+        if isinstance(result.claim, ApproxDP) and result.claim.delta > 0:
+            factor = run.policy.delta_power_factor
+            failing = f", or a release failing with probability {factor:g}·δ,"
+        power["text"] = (
+            "no count under P could have refuted the claim on its event at any sample size: it"
+            f" holds {power['q_share']:.1%} of the other dataset's outputs. With"
+            f" {power['samples']:,} verification outputs per side, an event that separates the"
+            f" datasets perfectly{failing} would have refuted it"
+        )
+    return power
 
 
 def _inconclusive(run: Run, tester: Tester, result: TestResult, power: dict | None) -> str | None:

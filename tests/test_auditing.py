@@ -28,6 +28,8 @@ from dpfuzz import (
 from dpfuzz.catalogue import entry
 from dpfuzz.engine import AuditPolicy
 from dpfuzz.names import SAMPLING
+from dpfuzz.report_text import power_text
+from dpfuzz.testers.events import Interval, OutputValue, ScoreEvent
 
 BUGS = ["NonDPLaplaceMean1", "NonDPLaplaceMean2"]
 
@@ -576,6 +578,27 @@ def test_an_audit_whose_event_could_not_refute_is_inconclusive_not_passed(clock)
         powerless = report.power is not None and report.power.get("more_outputs_help", False)
         assert (report.verdict is Verdict.INCONCLUSIVE) == powerless
         assert not powerless or "no outcome on the certified event" in report.inconclusive
+
+
+class _EveryOutput(HockeyStickTester):
+    """A tester whose only event is every output: no count under P can refute an (ε, δ) claim on
+    it, at any sample size, since e^ε·Q(S) + δ ≥ 1."""
+
+    def _fit_events(self, train0, train1, claim, beta, rng, eval_size, both):
+        every = ScoreEvent(OutputValue(), Interval(-np.inf, np.inf))
+        return [(every, 0.0)] * (2 if both else 1)
+
+
+def test_an_event_that_cannot_refute_at_any_size_states_the_audits_own_power():
+    # No count on "every output" refutes an (ε, δ) claim, however many outputs: the report states
+    # what the audit could have refuted instead (the rule that passed it, engine.verdict).
+    claim = ApproxDP(1.0, 1e-3)
+    blind = audit(laplace_sum, claim, Domain(max_size=3), seed=0, tester=_EveryOutput())
+    assert blind.verdict is Verdict.NOT_REFUTED and blind.power["more_outputs_help"] is False
+    text = power_text(blind)
+    assert "holds 100.0% of the other dataset's outputs" in text
+    assert "separates the datasets perfectly, or a release failing with probability 2·δ," in text
+    assert f"With {blind.verification.num_samples[0]:,} verification outputs" in text
 
 
 @pytest.mark.slow

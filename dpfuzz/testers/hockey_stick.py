@@ -411,6 +411,7 @@ def _detectable_divergence(result: TestResult, claim: ApproxDP) -> dict:
             **power,
             "value": math.inf,
             "more_outputs_help": claim.delta + gamma * q_hat < 1,
+            "q_share": q_hat,
         }
     p_star = bracketed_root(
         lambda p: float(clopper_pearson_lower(p * n_p, n_p, alpha)) - needed, needed, 1.0
