@@ -77,6 +77,12 @@ EXPERIMENTS = [
         "issue 77: Opacus' clipping modes and Poisson sampling (configs/libraries-opacus.toml)",
     ),
     (
+        "libraries-tools",
+        "python benchmarks/libraries.py --config configs/libraries-tools.toml",
+        "issue 77: python-dp's QuantileTree and GaussianMechanism, diffprivlib's histogramdd"
+        " (configs/libraries-tools.toml)",
+    ),
+    (
         "libraries-smartnoise",
         "python benchmarks/libraries.py --config configs/libraries-smartnoise.toml",
         "issue 66: SmartNoise SQL, in its own environment (configs/libraries-smartnoise.toml)",

@@ -60,6 +60,7 @@ CONVENTIONS = {
     "nansum": "substitute",
     "count_nonzero": "substitute",
     "histogram": "add_remove",
+    "histogramdd": "add_remove",
     "quantile": "add_remove",
     "percentile": "add_remove",
     "median": "add_remove",
@@ -74,11 +75,13 @@ def diffprivlib_tool(
     relation: str | None = None,
     min_size: int = 1,
     max_size: int = 10,
+    dim: int | None = None,
     **arguments: Any,
 ) -> LibraryTarget:
     """An audit target for a `diffprivlib.tools` function called as
     ``function(dataset, epsilon=epsilon, bounds=bounds, **arguments)`` (histograms:
-    ``range=bounds``).
+    ``range=bounds``, for `histogramdd` the same range in each of its `dim` coordinates; its
+    records are points of [bounds]^dim and its output the counts, flattened).
     """
     name = getattr(function, "__name__", str(function))
     if name not in CONVENTIONS:
@@ -88,9 +91,17 @@ def diffprivlib_tool(
         )
     own = CONVENTIONS[name]
     relation = relation or own
-    keyword = {"histogram": {"range": tuple(bounds)}, "count_nonzero": {}}.get(
-        name, {"bounds": tuple(bounds)}
-    )
+    if (name == "histogramdd") != (dim is not None):
+        raise InvalidArgument(
+            f"dim is the number of coordinates of histogramdd's records: give it for"
+            f" histogramdd and no other tool, got dim={dim!r} for {name!r}."
+        )
+    keywords: dict[str, dict[str, Any]] = {
+        "histogram": {"range": tuple(bounds)},
+        "histogramdd": {"range": [tuple(bounds)] * (dim or 1)},
+        "count_nonzero": {},
+    }
+    keyword = keywords.get(name, {"bounds": tuple(bounds)})
 
     def release(dataset: np.ndarray, rng: np.random.Generator):
         from diffprivlib import BudgetAccountant
@@ -104,13 +115,19 @@ def diffprivlib_tool(
             **keyword,
             **arguments,
         )
-        # histogram: (counts, edges)
-        return np.asarray(output[0] if isinstance(output, tuple) else output, dtype=float)
+        # histograms: (counts, edges)
+        counts = np.asarray(output[0] if isinstance(output, tuple) else output, dtype=float)
+        return counts.ravel() if dim else counts
 
     mechanism = per_call(release)
     mechanism.name = f"diffprivlib.tools.{name}"
     domain = Domain(
-        low=bounds[0], high=bounds[1], min_size=min_size, max_size=max_size, relation=relation
+        low=bounds[0],
+        high=bounds[1],
+        min_size=min_size,
+        max_size=max_size,
+        relation=relation,
+        dim=dim,
     )
     claim, how = claim_under(PureDP(epsilon), own, relation)
     return LibraryTarget(mechanism, claim, domain, f"tools.{name} is private under {own}; {how}")

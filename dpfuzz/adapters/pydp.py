@@ -188,3 +188,50 @@ def pydp_partition_selection(
         f"{counted} added to or removed from the partition; claim from the strategy's epsilon,"
         " delta",
     )
+
+
+def pydp_quantile_tree(
+    quantiles: tuple[float, ...] = (0.5,),
+    *,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    noise: str = "laplace",
+    bounds: tuple[float, float] = (0.0, 1.0),
+    tree_height: int = 4,
+    branching_factor: int = 16,
+    max_size: int = 5,
+) -> LibraryTarget:
+    """An audit target for python-dp's ``QuantileTree(lower, upper, tree_height,
+    branching_factor)``: the dataset's records added as entries, then
+    ``compute_quantiles(ε, δ, 1, 1, quantiles, noise)`` (one partition, one contribution per
+    privacy unit: a record added or removed). The claim is the (ε, δ) it is given."""
+    from pydp.algorithms.quantile_tree import QuantileTree
+
+    check_choice("noise", noise, ("laplace", "gaussian"))
+    levels = [float(level) for level in quantiles]
+    if not levels or not all(0.0 <= level <= 1.0 for level in levels):
+        raise InvalidArgument(f"quantiles must be levels in [0, 1], got {quantiles!r}.")
+
+    def batch(dataset: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        records = [float(value) for value in np.asarray(dataset, dtype=float).tolist()]
+        outputs = np.empty((size, len(levels)))
+        for row in outputs:
+            tree = QuantileTree(bounds[0], bounds[1], tree_height, branching_factor)
+            for value in records:
+                tree.add_entry(value)
+            row[:] = tree.compute_quantiles(epsilon, delta, 1, 1, levels, noise)
+        return outputs[:, 0] if len(levels) == 1 else outputs
+
+    def release(dataset: np.ndarray, rng: np.random.Generator):
+        return batch(dataset, 1, rng)[0]
+
+    mechanism = per_call(release, batch=batch)
+    mechanism.name = f"pydp QuantileTree {levels} ({noise})"
+    domain = Domain(low=bounds[0], high=bounds[1], min_size=0, max_size=max_size)
+    return LibraryTarget(
+        mechanism,
+        stated_claim(epsilon, delta),
+        domain,
+        "one record (a privacy unit contributing once to one partition) added or removed; claim"
+        " the (ε, δ) given to compute_quantiles",
+    )

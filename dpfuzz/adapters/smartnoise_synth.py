@@ -21,6 +21,13 @@ keyed by the cell (`dpfuzz.outputs.Keyed`). Sampling: one fit per draw (SmartNoi
 noise comes from numpy's, Python's and Rust's global generators, not the audit's): audits are
 valid but not bit-reproducible. A fit that raises (MWEM on a table of one distinct row, pac-synth's
 panics on small tables) releases its exception's type (``structured(..., errors="outcome")``).
+
+Its covariance model (`snsynth.models.dp_covariance`): `smartnoise_covariance` releases
+``DPcovariance(n, columns, bounds, ε).release(data)``, the lower triangle of the covariance
+matrix of records in [bounds]^2, each entry with Laplace noise of scale (2/n)·(range)²/(its share
+of ε). The noise scale depends on n, which the caller reads from the data: private when n is
+public (substitution, the default relation here). Its `DPLinearRegression`, built on that
+matrix, raises on every fit under numpy 2 (``np.where(m is False)`` in ``amsweep``).
 """
 
 from __future__ import annotations
@@ -144,3 +151,39 @@ class _Fit:
         declared = TableTransformer([LabelTransformer(nullable=False) for _ in columns])
         declared.fit(public)
         return declared
+
+
+def smartnoise_covariance(
+    *,
+    epsilon: float = 1.0,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    relation: str = "substitute",
+    max_size: int = 5,
+) -> LibraryTarget:
+    """`DPcovariance(len(data), ["x", "y"], bounds, epsilon).release(data)` on records (x, y) in
+    [bounds]^2: var(x), cov(x, y) and var(y), each noised for its share of `epsilon`.
+    ``relation="add_remove"`` audits the convention its n-dependent noise scale does not meet."""
+    check_choice("relation", relation, ("substitute", "add_remove"))
+    columns, names = ["x", "y"], ["var(x)", "cov(x, y)", "var(y)"]
+
+    def release(dataset: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
+        import pandas as pd
+        from snsynth.models.dp_covariance import DPcovariance
+
+        frame = pd.DataFrame(np.asarray(dataset, dtype=float).reshape(-1, 2), columns=columns)
+        table = pd.DataFrame([[float(bounds[0])] * 2, [float(bounds[1])] * 2])  # lower, upper
+        covariance = DPcovariance(len(frame), columns, table, epsilon)
+        return dict(zip(names, (float(value) for value in covariance.release(frame))))
+
+    mechanism = structured(release, encoder=Keyed(keys=names))
+    mechanism.name = "SmartNoise Synth DPcovariance"
+    domain = Domain(
+        low=bounds[0], high=bounds[1], dim=2, min_size=2, max_size=max_size, relation=relation
+    )
+    convention = (
+        "n public: one record substituted, as its sensitivity 2/n assumes"
+        if relation == "substitute"
+        else "one record added or removed, though its noise scale depends on n: the convention to"
+        " test"
+    )
+    return LibraryTarget(mechanism, stated_claim(epsilon, 0.0), domain, convention)

@@ -255,6 +255,26 @@ def pydp_laplace(epsilon: float = 1.0, query_sensitivity: float | None = None) -
     return pydp_mechanism(mechanisms.LaplaceMechanism(epsilon, 1.0), sensitivity=query_sensitivity)
 
 
+def pydp_gaussian(
+    epsilon: float = 1.0, delta: float = 1e-3, query_sensitivity: float | None = None
+) -> LibraryTarget:
+    """`pydp`'s `GaussianMechanism` told ℓ2 sensitivity 1; `query_sensitivity = 2` is the misuse
+    of a query that moves by 2."""
+    from dpfuzz.adapters.pydp import pydp_mechanism
+
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms", "pydp")
+    gaussian = mechanisms.GaussianMechanism(epsilon, delta, 1.0)
+    return pydp_mechanism(gaussian, sensitivity=query_sensitivity)
+
+
+def pydp_quantile_tree(quantiles: list | tuple = (0.5,), **options: Any) -> LibraryTarget:
+    """python-dp's `QuantileTree` releasing `quantiles` (`dpfuzz.adapters.pydp`)."""
+    _library("pydp.algorithms.quantile_tree", "pydp")
+    from dpfuzz.adapters.pydp import pydp_quantile_tree as tree
+
+    return tree(tuple(quantiles), **options)
+
+
 def pydp_partition_selection(
     strategy: str = "truncated_geometric", **options: Any
 ) -> LibraryTarget:
@@ -341,6 +361,15 @@ def smartnoise_synthesizer(synthesizer: str = "mst", **options: Any) -> LibraryT
     from dpfuzz.adapters.smartnoise_synth import smartnoise_synthesizer as synthesize
 
     return synthesize(synthesizer, **options)
+
+
+def smartnoise_covariance(**options: Any) -> LibraryTarget:
+    """SmartNoise Synth's `DPcovariance` on points of the plane
+    (`dpfuzz.adapters.smartnoise_synth`)."""
+    _library("snsynth", "synth", own_environment=True)
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_covariance as covariance
+
+    return covariance(**options)
 
 
 # -- jax-privacy (its own environment: it needs jax 0.10) ---------------------------------------

@@ -186,7 +186,7 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
     )
     assert gaussian.claim == ApproxDP(1.0, 1e-5) and gaussian.domain.sensitivity == 2.0
     with pytest.raises(InvalidArgument, match="conventions"):
-        diffprivlib_tool(diffprivlib.tools.histogramdd, epsilon=1.0, bounds=(0.0, 1.0))
+        diffprivlib_tool(diffprivlib.tools.histogram2d, epsilon=1.0, bounds=(0.0, 1.0))
     # tools.mean divides by the actual n: adding a record also halves the noise, and the
     # output 0.5 has density 1 under [0, 1] against e^{-1/2}/2 under [0] (loss ln 2 + 1/2 > 1;
     # the output is clamped to [0, 1], so its point masses cost exactly 1)
@@ -204,6 +204,20 @@ def test_diffprivlib_conventions_claims_and_a_mean_misused_under_add_remove(diff
         seed=0,
     )
     assert report.violated and "not its own" in misused.convention
+
+
+def test_diffprivlib_histogramdd_counts_points_of_the_plane(diffprivlib):
+    from dpfuzz.adapters.standard import diffprivlib_tool_release
+
+    target = diffprivlib_tool_release("histogramdd", bins=2, dim=2)
+    assert target.claim == PureDP(1.0) and target.domain.relation.name == "add_remove"
+    assert target.domain.dim == 2
+    counts = target.mechanism(np.array([[0.1, 0.9], [0.6, 0.2]]), 4, np.random.default_rng(0))
+    assert counts.shape == (4, 4) and np.all(counts >= 0)
+    with pytest.raises(InvalidArgument, match="dim"):
+        diffprivlib_tool_release("histogramdd", bins=2)
+    with pytest.raises(InvalidArgument, match="dim"):
+        diffprivlib_tool_release("histogram", bins=2, dim=2)
 
 
 @pytest.mark.slow
@@ -631,6 +645,37 @@ def test_pipelinedp_public_partitions_read_from_the_data_are_refuted_and_given_o
     assert misuse.audit(seed=0, budget="quick", finder="grid").violated
     correct = pipelinedp_aggregate(("COUNT",))
     assert not correct.audit(seed=0, budget="quick", finder="grid", max_draws=60_000).violated
+
+
+def test_pydp_quantile_tree_and_gaussian_claims_outputs_and_errors(pydp):
+    from dpfuzz.adapters.standard import pydp_gaussian, pydp_quantile_tree
+
+    median = pydp_quantile_tree()
+    assert median.claim == PureDP(1.0) and median.domain.relation.name == "add_remove"
+    outputs = median.mechanism(np.array([0.1, 0.5]), 5, np.random.default_rng(0))
+    assert outputs.shape == (5,) and np.all((outputs >= 0.0) & (outputs <= 1.0))
+    quartiles = pydp_quantile_tree([0.25, 0.5, 0.75], noise="gaussian", delta=1e-3)
+    assert quartiles.claim == ApproxDP(1.0, 1e-3)
+    assert quartiles.mechanism(np.array([]), 3, np.random.default_rng(0)).shape == (3, 3)
+    with pytest.raises(InvalidArgument, match="noise"):
+        pydp_quantile_tree(noise="geometric")
+    with pytest.raises(InvalidArgument, match="levels in \\[0, 1\\]"):
+        pydp_quantile_tree([0.5, 1.5])
+    gaussian = pydp_gaussian(query_sensitivity=2.0)
+    assert gaussian.claim == ApproxDP(1.0, 1e-3) and gaussian.domain.sensitivity == 2.0
+    assert "misuse" in gaussian.convention and "misuse" not in pydp_gaussian().convention
+
+
+@pytest.mark.slow
+def test_pydp_quantile_tree_holds_and_a_misused_gaussian_is_refuted(pydp):
+    # Unseedable, as above: β = 10⁻³. The misuse moves the answer by 2 where the mechanism was
+    # told 1: (2/σ)-GDP against a claimed (1/σ).
+    from dpfuzz.adapters.standard import pydp_gaussian, pydp_quantile_tree
+
+    median = pydp_quantile_tree().audit(seed=0, budget="quick", max_draws=50_000, beta=1e-3)
+    assert not median.violated and median.draws <= 50_000
+    misused = pydp_gaussian(query_sensitivity=2.0).audit(seed=0, budget="quick", beta=1e-3)
+    assert misused.violated and misused.epsilon_lower_bound > 1.0
 
 
 def test_pydp_percentile_reads_its_unset_unit_as_one_record(pydp):
@@ -1062,6 +1107,44 @@ def test_smartnoise_mwem_bins_columns_from_the_data(snsynth):
     # cell (0, 0) is the first key: MWEM's bins start at each column's smallest value in the data
     assert np.all(mwem.mechanism(without, 30, rng)[:, 1] == 0)
     assert np.any(mwem.mechanism(with_zero, 30, rng)[:, 1] > 0)
+
+
+def test_smartnoise_synth_covariance_releases_three_entries(snsynth):
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_covariance
+
+    target = smartnoise_covariance()
+    assert target.claim == PureDP(1.0) and target.domain.relation.name == "substitute"
+    assert target.domain.dim == 2 and target.domain.min_size == 2
+    # var(x), cov(x, y), var(y): a state and a value each, then two columns for other keys
+    output = target.mechanism(np.array([[0.1, 0.2], [0.9, 0.8]]), 3, np.random.default_rng(0))
+    assert output.shape == (3, 8) and np.all(output[:, 0:6:2] == 1)
+    assert "convention to test" in smartnoise_covariance(relation="add_remove").convention
+    with pytest.raises(InvalidArgument, match="relation"):
+        smartnoise_covariance(relation="linf")
+
+
+@pytest.mark.slow
+def test_smartnoise_synth_covariance_reads_n_from_the_data(snsynth):
+    # Its noise scale is (2/n)·3/ε per entry: at ε = 1/4, 12 for two records and 8 for three.
+    # Their log density ratio |x|/24 − ln 1.5 grows without bound; it passes 1/4 at |x| ≈ 16,
+    # where 7% of the three-record side lies. So adding a record is refuted. Its noise comes from
+    # numpy's global generator, not the audit's: β = 10⁻³.
+    from dpfuzz import DatasetPair
+    from dpfuzz.adapters.smartnoise_synth import smartnoise_covariance
+
+    target = smartnoise_covariance(epsilon=0.25, relation="add_remove")
+    two = np.array([[0.0, 0.0], [1.0, 1.0]])
+    pair = DatasetPair(two, np.concatenate([two, [[0.0, 0.0]]]))
+    report = audit(
+        target.mechanism,
+        target.claim,
+        target.domain,
+        finder=[pair],
+        seed=0,
+        max_draws=40_000,
+        beta=1e-3,
+    )
+    assert report.violated and report.draws <= 40_000
 
 
 @pytest.fixture
