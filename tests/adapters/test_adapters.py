@@ -1135,15 +1135,7 @@ def test_smartnoise_synth_covariance_reads_n_from_the_data(snsynth):
     target = smartnoise_covariance(epsilon=0.25, relation="add_remove")
     two = np.array([[0.0, 0.0], [1.0, 1.0]])
     pair = DatasetPair(two, np.concatenate([two, [[0.0, 0.0]]]))
-    report = audit(
-        target.mechanism,
-        target.claim,
-        target.domain,
-        finder=[pair],
-        seed=0,
-        max_draws=40_000,
-        beta=1e-3,
-    )
+    report = target.audit(finder=[pair], seed=0, max_draws=40_000, beta=1e-3)
     assert report.violated and report.draws <= 40_000
 
 
